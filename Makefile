@@ -1,0 +1,36 @@
+# Machine Learning Foundations — course commands.  `make help` lists them.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+export PYTHON VENV
+
+# Jupyter refuses to start as root unless told; containers often run as root.
+ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+LAB_PORT  ?= 8888
+
+.DEFAULT_GOAL := help
+.PHONY: help setup lab test test-fast benchmark lock clean
+
+help:  ## list the commands
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
+
+setup:  ## create or refresh the virtual environment (.venv) from requirements.lock
+	@sh scripts/ensure-venv.sh
+
+lab: setup  ## set up, then start JupyterLab on the course
+	$(BIN)/jupyter lab --notebook-dir="$(CURDIR)" --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG) $(LAB_ARGS)
+
+test: setup  ## set up, then run every test (unit, notebooks, grading)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-fast: setup  ## unit tests only (no notebooks)
+	$(BIN)/python -m pytest -m "not notebook" $(PYTEST_ARGS)
+
+benchmark: setup  ## speed of course_lib against plain loops
+	$(BIN)/python -m benchmarks
+
+lock: setup  ## re-resolve requirements.lock (uv) and environment.yml after editing pyproject.toml
+	@sh scripts/lock.sh
+
+clean:  ## remove the virtual environment and caches
+	rm -rf $(VENV) .pytest_cache .hypothesis

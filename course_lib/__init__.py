@@ -1,0 +1,44 @@
+"""course_lib — the shared code of the Machine Learning Foundations course.
+
+Computation lives in small modules (``data``, ``perceptron``, ``theory``), drawing in
+``plotting`` and interaction in ``widgets``. The most used names are available at the
+top level, so a notebook needs only ``import course_lib as cl``.
+
+Importing course_lib changes no global state: no matplotlib style, no random seed.
+"""
+from . import data, perceptron, plotting, theory, widgets
+from .data import (
+    load_labeled_points,
+    make_noisy,
+    make_random_line_data,
+    make_separable,
+    random_line_target,
+)
+from .perceptron import (
+    add_bias,
+    error_rate,
+    pla,
+    pocket,
+    pocket_runs,
+    perceptron_with_bias,
+    perceptron_dual,
+    predict,
+)
+from .theory import (
+    bias_form_bound,
+    check_novikoff,
+    margin,
+    novikoff_bound,
+    radius,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "data", "perceptron", "plotting", "theory", "widgets",
+    "load_labeled_points", "make_noisy", "make_random_line_data", "make_separable",
+    "random_line_target",
+    "add_bias", "error_rate", "pla", "pocket", "pocket_runs", "perceptron_with_bias",
+    "perceptron_dual", "predict",
+    "bias_form_bound", "check_novikoff", "margin", "novikoff_bound", "radius",
+]

@@ -1,0 +1,249 @@
+"""Pictures for the perceptron lectures.
+
+Every function draws on the axes it is given (``ax=None`` makes a new figure) and
+returns them, so pictures can be combined. Nothing here changes matplotlib's global
+settings. Labels are drawn as in the lecture: +1 as a circle, -1 as a cross.
+"""
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ._validation import check_labels, check_matrix, check_vector
+
+__all__ = [
+    "plot_data", "plot_boundary", "plot_pla_step", "plot_novikoff_check", "plot_ein_history",
+    "POSITIVE_COLOR", "NEGATIVE_COLOR",
+]
+
+POSITIVE_COLOR = "#1f5fbf"
+NEGATIVE_COLOR = "#c8341e"
+
+
+def _axes(ax, figsize=(4.5, 4.5)):
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def _points_2d(X):
+    """Raw 2-D points from X of shape (N, 2), or (N, 3) with the x0 = 1 column first."""
+    X = check_matrix(X, "X")
+    if X.shape[1] == 3 and np.all(X[:, 0] == 1):
+        X = X[:, 1:]
+    if X.shape[1] != 2:
+        raise ValueError(f"X must hold 2-D points, shape (N, 2) or (N, 3) with x0 = 1 first; got shape {X.shape}")
+    return X
+
+
+def plot_data(X, y, *, ax=None, highlight=None, limits=(-1.05, 1.05)):
+    """Scatter 2-D examples: +1 as blue circles, -1 as red crosses.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2), or (N, 3) with x0 = 1 first
+    y : array-like of shape (N,), labels +1 / -1
+    ax : matplotlib Axes or None
+    highlight : int, array of int or None
+        Indices of examples to ring (e.g. the current mistake).
+    limits : (float, float) or None
+        Axis limits for both axes; None leaves matplotlib's automatic limits.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_data([[0.5, 0.5], [-0.5, -0.5]], [1, -1])
+    >>> len(ax.collections)
+    2
+    """
+    P = _points_2d(X)
+    y = check_labels(y, "y", n_samples=P.shape[0])
+    ax = _axes(ax)
+    pos, neg = y > 0, y < 0
+    ax.scatter(P[pos, 0], P[pos, 1], marker="o", facecolors="none", edgecolors=POSITIVE_COLOR,
+               linewidths=1.4, s=36, label="+1", zorder=3)
+    ax.scatter(P[neg, 0], P[neg, 1], marker="x", color=NEGATIVE_COLOR, linewidths=1.4, s=36, label="-1", zorder=3)
+    if highlight is not None:
+        h = np.atleast_1d(highlight)
+        ax.scatter(P[h, 0], P[h, 1], s=240, facecolors="none", edgecolors="black", linewidths=2, zorder=4,
+                   label="mistake")
+    if limits is not None:
+        ax.set_xlim(limits)
+        ax.set_ylim(limits)
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    ax.set_aspect("equal", adjustable="box")
+    return ax
+
+
+def plot_boundary(w, *, ax=None, color="black", linestyle="-", shade=True, label=None, normal=False):
+    """Draw the line w0 + w1 x1 + w2 x2 = 0 and lightly shade its positive side.
+
+    Parameters
+    ----------
+    w : array-like of shape (3,)
+        Weights (w0, w1, w2). For w1 = w2 = 0 there is no line; with ``shade`` the
+        whole plane is shaded by the sign of w0 (sign(0) = -1).
+    ax : matplotlib Axes or None
+        Drawn within the current limits of ``ax``.
+    color, linestyle, label : line style.
+    shade : bool, default=True
+        Shade the half-plane where h(x) = +1.
+    normal : bool, default=False
+        Draw the vector (w1, w2), which points into the positive side.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_boundary([0.0, 1.0, -1.0], ax=plot_data([[0.5, 0.2]], [1]))
+    >>> len(ax.lines)
+    1
+    """
+    w = check_vector(w, "w", length=3)
+    ax = _axes(ax)
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    if shade:
+        gx, gy = np.meshgrid(np.linspace(x0, x1, 160), np.linspace(y0, y1, 160))
+        positive = (w[0] + w[1] * gx + w[2] * gy) > 0
+        ax.contourf(gx, gy, positive.astype(float), levels=[0.5, 1.5], colors=[POSITIVE_COLOR], alpha=0.12, zorder=0)
+    if w[1] != 0 or w[2] != 0:
+        if abs(w[2]) >= abs(w[1]):
+            xs = np.array([x0, x1])
+            ys = -(w[0] + w[1] * xs) / w[2]
+        else:
+            ys = np.array([y0, y1])
+            xs = -(w[0] + w[2] * ys) / w[1]
+        ax.plot(xs, ys, color=color, linestyle=linestyle, linewidth=1.8, label=label, zorder=2)
+        if normal:
+            # foot of the perpendicular from the origin, then the direction (w1, w2)
+            n = w[1:] / np.linalg.norm(w[1:])
+            foot = -w[0] * w[1:] / np.dot(w[1:], w[1:])
+            ax.annotate("", xy=foot + 0.3 * n, xytext=foot,
+                        arrowprops=dict(arrowstyle="->", color=color, linewidth=1.5), zorder=5)
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    return ax
+
+
+def plot_pla_step(X, y, w_t, w_next, n, *, ax=None, t=None):
+    """One PLA correction: the mistake x_n, the old boundary w_t and the new w_{t+1}.
+
+    The old boundary is dashed, the new one solid; the arrows show the (w1, w2)
+    parts of w_t, of y_n x_n and of their sum w_{t+1} = w_t + y_n x_n.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 3) with x0 = 1 first, or (N, 2)
+    y : labels +1 / -1
+    w_t, w_next : array-like of shape (3,)
+    n : int
+        Index of the example corrected.
+    ax : matplotlib Axes or None
+    t : int or None
+        The step number, used in the title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> X = [[1, 0.5, 0.5], [1, -0.5, -0.5]]
+    >>> ax = plot_pla_step(X, [1, -1], [0.0, -1.0, 0.0], [1.0, -0.5, 0.5], 0)
+    >>> len(ax.lines)
+    2
+    """
+    P = _points_2d(X)
+    w_t = check_vector(w_t, "w_t", length=3)
+    w_next = check_vector(w_next, "w_next", length=3)
+    ax = plot_data(P, y, ax=ax, highlight=n)
+    if np.any(w_t[1:] != 0):
+        plot_boundary(w_t, ax=ax, color="grey", linestyle="--", shade=False, label="$w_t$")
+    plot_boundary(w_next, ax=ax, color="black", label="$w_{t+1}$")
+    yn = float(np.asarray(y, dtype=float)[n])
+    arrows = [(w_t[1:], "grey", "$w_t$"), (yn * P[n], "tab:green", "$y_n x_n$"), (w_next[1:], "black", "$w_{t+1}$")]
+    scale = max(1.0, max(np.linalg.norm(v) for v, _, _ in arrows) / 0.9)
+    for vec, color, text in arrows:
+        if np.any(vec != 0):
+            tip = vec / scale
+            ax.annotate("", xy=tip, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=color, linewidth=1.6), zorder=5)
+            ax.annotate(text, xy=tip, color=color, fontsize=9, zorder=5)
+    title = "correcting the mistake" if t is None else f"update {t + 1}: $w_{{{t + 1}}} = w_{{{t}}} + y_n x_n$"
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc="lower left", fontsize=7, framealpha=0.8)
+    return ax
+
+
+def plot_novikoff_check(check, *, axes=None):
+    """Both sides of each inequality of the proof along one trajectory.
+
+    Three panels over t: w_f^T w_t / ||w_f|| against its lower bound t eta rho;
+    ||w_t||^2 against its upper bound t eta^2 R^2; and the cosine between w_f and w_t
+    against sqrt(t) rho / R. The last panel also marks T = R^2 / rho^2.
+
+    Parameters
+    ----------
+    check : NovikoffCheck
+        From :func:`course_lib.theory.check_novikoff`.
+    axes : sequence of 3 Axes or None
+
+    Returns
+    -------
+    ndarray of 3 Axes
+    """
+    if axes is None:
+        _, axes = plt.subplots(1, 3, figsize=(12, 3.4), constrained_layout=True)
+    axes = np.asarray(axes).ravel()
+    t = np.arange(len(check.inner))
+    rho_eta = (check.inner_lower[1] - check.inner[0]) if len(t) > 1 else 0.0
+    r2_eta2 = (check.norm_sq_upper[1] - check.norm_sq[0]) if len(t) > 1 else 0.0
+    axes[0].plot(t, check.inner, "o-", ms=3, label=r"$w_f^T w_t / \|w_f\|$")
+    axes[0].plot(t, t * rho_eta, "--", label=r"$t\,\eta\,\rho$ (lower bound)")
+    axes[0].set_title("1. $w_t$ turns towards $w_f$", fontsize=10)
+    axes[1].plot(t, check.norm_sq, "o-", ms=3, label=r"$\|w_t\|^2$")
+    axes[1].plot(t, t * r2_eta2, "--", label=r"$t\,\eta^2 R^2$ (upper bound)")
+    axes[1].set_title("2. but $\\|w_t\\|$ grows slowly", fontsize=10)
+    axes[2].plot(t, check.cosine, "o-", ms=3, label="cosine($w_f$, $w_t$)")
+    axes[2].plot(t, check.cosine_lower, "--", label=r"$\sqrt{t}\,\rho/R$")
+    axes[2].axhline(1.0, color="grey", linewidth=0.8)
+    axes[2].set_title(f"3. so $T \\leq R^2/\\rho^2 = {check.bound:.0f}$", fontsize=10)
+    for ax in axes:
+        ax.set_xlabel("update $t$")
+        ax.legend(fontsize=8)
+    return axes
+
+
+def plot_ein_history(ein_pla, ein_pocket=None, *, ax=None, labels=("PLA $w_t$", "pocket")):
+    """E_in over the updates t: PLA's current weights against the pocket's best so far.
+
+    Parameters
+    ----------
+    ein_pla : array-like of shape (T + 1,)
+    ein_pocket : array-like of shape (T + 1,) or None
+    ax : matplotlib Axes or None
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_ein_history([0.5, 0.3, 0.4], [0.5, 0.3, 0.3])
+    >>> len(ax.lines)
+    2
+    """
+    ein_pla = check_vector(ein_pla, "ein_pla")
+    ax = _axes(ax, figsize=(6, 3.2))
+    ax.plot(np.arange(len(ein_pla)), ein_pla, color="tab:grey", linewidth=1, label=labels[0])
+    if ein_pocket is not None:
+        ein_pocket = check_vector(ein_pocket, "ein_pocket", length=len(ein_pla))
+        ax.plot(np.arange(len(ein_pocket)), ein_pocket, color="tab:orange", linewidth=2, label=labels[1])
+    ax.set_xlabel("update $t$")
+    ax.set_ylabel("$E_{in}$")
+    ax.set_ylim(bottom=0)
+    ax.legend()
+    return ax

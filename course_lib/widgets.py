@@ -1,0 +1,203 @@
+"""Interactive pictures for the notebooks (ipywidgets).
+
+Each widget keeps its own matplotlib figure (not registered with pyplot, so it is
+never shown twice) and shows it as a PNG in an ``ipywidgets.Image``; moving a
+control recomputes the numbers, redraws the figure and updates a status line.
+Every control is an attribute, so tests and notebooks can drive a widget by
+setting ``widget.slider.value`` or calling ``widget.next_button.click()``.
+"""
+import io
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.figure import Figure
+
+from . import plotting
+from ._validation import check_labels, check_Xy
+from .perceptron import error_rate, pla
+
+__all__ = ["PLAStepper", "PerceptronExplorer"]
+
+
+class _FigureWidget:
+    """Shared machinery: a private figure rendered into an Image widget."""
+
+    def __init__(self, figsize=(4.8, 4.8), dpi=80):
+        self.fig = Figure(figsize=figsize, dpi=dpi)
+        self.ax = self.fig.add_subplot()
+        self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{int(figsize[0] * dpi)}px"))
+        self.status = widgets.HTML()
+        self.n_draws = 0
+
+    def _render(self):
+        buf = io.BytesIO()
+        self.fig.savefig(buf, format="png", dpi=self.fig.dpi)
+        self.image.value = buf.getvalue()
+        self.n_draws += 1
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+class PLAStepper(_FigureWidget):
+    """Step through PLA's corrections one at a time ("seeing is believing").
+
+    Runs PLA once on 2-D data and lets you move through its updates with a slider
+    or the back / next buttons. Step t shows the data, the current boundary w_t,
+    the next mistake PLA will correct (ringed) and the boundary w_{t+1} after the
+    correction; the status line gives w_t and how many examples it misclassifies.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 3)
+        2-D examples with x0 = 1 in the first column.
+    y : array-like of shape (N,)
+        Labels +1 / -1 (linearly separable, or give ``max_updates``).
+    cycle : {"naive", "random"}, default="naive"
+    max_updates : int or None
+    rng : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    result : PLAResult
+        The run being shown.
+    slider : ipywidgets.IntSlider
+        The step t, from 0 to T.
+    prev_button, next_button : ipywidgets.Button
+    status : ipywidgets.HTML
+    widget : ipywidgets.VBox
+        What the notebook displays.
+
+    Examples
+    --------
+    >>> import course_lib as cl
+    >>> X, y, _ = cl.make_separable(20, 2, margin=0.1, rng=1)
+    >>> stepper = PLAStepper(cl.add_bias(X), y)
+    >>> stepper.next_button.click()
+    >>> stepper.slider.value
+    1
+    """
+
+    def __init__(self, X, y, *, cycle="naive", max_updates=None, rng=None):
+        X, y = check_Xy(X, y)
+        if X.shape[1] != 3:
+            raise ValueError(f"X must hold 2-D examples with x0 first (3 columns); got {X.shape[1]} columns")
+        super().__init__()
+        self.X, self.y = X, y
+        self.result = pla(X, y, cycle=cycle, max_updates=max_updates, rng=rng)
+        T = self.result.n_updates
+        self.slider = widgets.IntSlider(value=0, min=0, max=T, description="step t", continuous_update=True)
+        self.prev_button = widgets.Button(description="◀ back", layout=widgets.Layout(width="90px"))
+        self.next_button = widgets.Button(description="next ▶", layout=widgets.Layout(width="90px"))
+        self.prev_button.on_click(lambda _: self._move(-1))
+        self.next_button.on_click(lambda _: self._move(+1))
+        self.slider.observe(lambda _: self.draw(), names="value")
+        controls = widgets.HBox([self.prev_button, self.slider, self.next_button])
+        self.widget = widgets.VBox([controls, self.image, self.status])
+        self.draw()
+
+    def _move(self, step):
+        self.slider.value = int(np.clip(self.slider.value + step, 0, self.slider.max))
+
+    def draw(self):
+        """Redraw the figure and the status line for the current step."""
+        t, res = self.slider.value, self.result
+        w_t = res.trajectory[t]
+        self.ax.clear()
+        n_wrong = int(round(error_rate(w_t, self.X, self.y) * len(self.y)))
+        if t < res.n_updates:
+            n = int(res.corrected[t])
+            plotting.plot_pla_step(self.X, self.y, w_t, res.trajectory[t + 1], n, ax=self.ax, t=t)
+            what = f"next: example {n} (y = {self.y[n]:+.0f}) is misclassified and gets corrected"
+        else:
+            plotting.plot_data(self.X, self.y, ax=self.ax)
+            if np.any(w_t[1:] != 0):
+                plotting.plot_boundary(w_t, ax=self.ax, label=f"$w_{{{t}}}$")
+            done = "PLA halted: a full cycle found no mistake" if res.halted else "stopped at max_updates"
+            self.ax.set_title(f"t = {t}: {done}", fontsize=10)
+            what = done
+        self._render()
+        w_text = ", ".join(f"{v:+.2f}" for v in w_t)
+        self.status.value = (
+            f"<b>t = {t}</b> of T = {res.n_updates} &nbsp; w<sub>{t}</sub> = ({w_text}) &nbsp; "
+            f"<b>{n_wrong}</b> of {len(self.y)} examples misclassified<br>{what}"
+        )
+
+
+class PerceptronExplorer(_FigureWidget):
+    """Choose a perceptron in R^2 by hand: sliders for w0, w1, w2.
+
+    Shows the line w0 + w1 x1 + w2 x2 = 0 with its positive half-plane shaded,
+    rings the misclassified examples and reports how many there are.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2), or (N, 3) with x0 = 1 first
+    y : array-like of shape (N,)
+        Labels +1 / -1.
+    w : array-like of shape (3,), default=(0.0, 1.0, 1.0)
+        Starting weights.
+    limit : float, default=3.0
+        Every slider ranges over [-limit, limit].
+
+    Attributes
+    ----------
+    sliders : list of three ipywidgets.FloatSlider
+        w0, w1, w2.
+    n_errors : int
+        Misclassified examples for the current weights.
+    status : ipywidgets.HTML
+    widget : ipywidgets.VBox
+
+    Examples
+    --------
+    >>> explorer = PerceptronExplorer([[0.5, 0.5], [-0.5, -0.5]], [1, -1], w=(0, 1, 1))
+    >>> explorer.n_errors
+    0
+    >>> explorer.sliders[1].value = -1.0
+    >>> explorer.sliders[2].value = -1.0
+    >>> explorer.n_errors
+    2
+    """
+
+    def __init__(self, X, y, *, w=(0.0, 1.0, 1.0), limit=3.0):
+        P = plotting._points_2d(X)
+        y = check_labels(y, "y", n_samples=P.shape[0])
+        super().__init__()
+        self.X, self.y = np.hstack([np.ones((len(P), 1)), P]), y
+        w = np.asarray(w, dtype=float)
+        if w.shape != (3,) or np.any(np.abs(w) > limit):
+            raise ValueError(f"w must be 3 numbers within [-{limit}, {limit}]; got {w!r}")
+        self.sliders = [
+            widgets.FloatSlider(value=float(v), min=-limit, max=limit, step=0.05, description=f"w{i}",
+                                continuous_update=True)
+            for i, v in enumerate(w)
+        ]
+        for s in self.sliders:
+            s.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([widgets.HBox([widgets.VBox(self.sliders), self.status]), self.image])
+        self.n_errors = None
+        self.draw()
+
+    @property
+    def w(self):
+        """The current weights (w0, w1, w2)."""
+        return np.array([s.value for s in self.sliders])
+
+    def draw(self):
+        """Recount the mistakes and redraw for the current slider values."""
+        w = self.w
+        wrong = np.flatnonzero(np.where(self.X @ w > 0, 1.0, -1.0) != self.y)
+        self.n_errors = int(wrong.size)
+        self.ax.clear()
+        plotting.plot_data(self.X, self.y, ax=self.ax, highlight=wrong if wrong.size else None,
+                           limits=(-1.05, 1.05))
+        plotting.plot_boundary(w, ax=self.ax, normal=True)
+        self.ax.set_title(f"h(x) = sign({w[0]:+.2f} {w[1]:+.2f} x1 {w[2]:+.2f} x2)", fontsize=10)
+        self._render()
+        self.status.value = (
+            f"<b>{self.n_errors}</b> of {len(self.y)} examples misclassified "
+            f"(E<sub>in</sub> = {self.n_errors / len(self.y):.2f})<br>shaded side: h(x) = +1"
+        )

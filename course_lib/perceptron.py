@@ -236,18 +236,21 @@ def _pocket_core(X, y, orders, max_updates, eta, w0):
     """Pocket for many runs at once; run r follows the cycle ``orders[r]``.
 
     Every run keeps its own weights, position in its cycle and pocket; one step
-    updates all runs that still have a mistake with a few array operations, so the
-    cost per step does not grow with a Python loop over runs.
+    updates all runs that still have a mistake with a few array operations, so there
+    is no Python loop over runs or examples.
     """
     n_runs, n = orders.shape
-    Xp = X[orders]                       # (R, N, d+1): each run's examples in its cycle order
-    yp = y[orders]                       # (R, N)
-    W = np.tile(w0, (n_runs, 1))         # current PLA weights
-    positions = np.arange(n)
-    pos = np.zeros(n_runs, dtype=int)    # where each run resumes its cycle
+    rank = np.empty_like(orders, dtype=np.int32)          # rank[r, i]: where example i sits in run r's cycle
+    np.put_along_axis(rank, orders, np.arange(n, dtype=np.int32)[None, :], axis=1)
+    positive = y > 0
+    W = np.tile(w0, (n_runs, 1))                          # current PLA weights, one row per run
+    pos = np.zeros(n_runs, dtype=np.int32)                # where each run resumes its cycle
     runs = np.arange(n_runs)
 
-    wrong = _sign(np.einsum("rnd,rd->rn", Xp, W)) != yp
+    def mistakes(W):
+        return (W @ X.T > 0) != positive                  # (R, N); sign(0) = -1
+
+    wrong = mistakes(W)
     err = wrong.sum(axis=1)
     best, best_err = W.copy(), err.copy()
     ein_pla = np.empty((n_runs, max_updates + 1))
@@ -257,14 +260,16 @@ def _pocket_core(X, y, orders, max_updates, eta, w0):
     for t in range(1, max_updates + 1):
         active = err > 0
         if active.any():
-            # next mistake at or after pos, else wrap around to the first one
-            ahead = wrong & (positions >= pos[:, None])
-            p = np.where(ahead.any(axis=1), ahead.argmax(axis=1), wrong.argmax(axis=1))
-            step = np.where(active, eta * yp[runs, p], 0.0)
-            W += step[:, None] * Xp[runs, p]
-            pos = np.where(active, (p + 1) % n, pos)
+            # the next mistake in each run's cycle: smallest distance (rank - pos) mod N
+            dist = rank - pos[:, None]
+            dist[dist < 0] += n
+            dist[~wrong] = n
+            i = dist.argmin(axis=1)                       # example index
+            step = np.where(active, eta * y[i], 0.0)
+            W += step[:, None] * X[i]
+            pos = np.where(active, (rank[runs, i] + 1) % n, pos).astype(np.int32)
             n_updates += active
-            wrong = _sign(np.einsum("rnd,rd->rn", Xp, W)) != yp
+            wrong = mistakes(W)
             err = wrong.sum(axis=1)
             better = err < best_err
             best[better], best_err[better] = W[better], err[better]

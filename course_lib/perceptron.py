@@ -232,6 +232,30 @@ class PocketRunsResult(NamedTuple):
     """The cycle each run followed, shape (n_runs, N)."""
 
 
+def _next_mistakes(wrong, orders, rank, pos, window=32):
+    """For each run r, the first example at or after position pos[r] of its cycle that is wrong.
+
+    Mistakes are usually close ahead, so first look at the next ``window`` positions
+    of every cycle; only runs with no mistake there search their whole cycle, by the
+    smallest distance (rank - pos) mod N. Runs with no mistake at all get any index
+    (callers only use the result for runs that have a mistake).
+    """
+    n_runs, n = wrong.shape
+    runs = np.arange(n_runs)
+    k = min(window, n)
+    ahead = orders[runs[:, None], (pos[:, None] + np.arange(k)) % n]      # (R, k) example indices
+    hit = wrong[runs[:, None], ahead]
+    found = hit.any(axis=1)
+    i = ahead[runs, hit.argmax(axis=1)]
+    rest = np.flatnonzero(~found)
+    if rest.size and k < n:
+        dist = rank[rest] - pos[rest, None]
+        dist[dist < 0] += n
+        dist[~wrong[rest]] = n
+        i[rest] = dist.argmin(axis=1)
+    return i
+
+
 def _pocket_core(X, y, orders, max_updates, eta, w0):
     """Pocket for many runs at once; run r follows the cycle ``orders[r]``.
 
@@ -260,11 +284,7 @@ def _pocket_core(X, y, orders, max_updates, eta, w0):
     for t in range(1, max_updates + 1):
         active = err > 0
         if active.any():
-            # the next mistake in each run's cycle: smallest distance (rank - pos) mod N
-            dist = rank - pos[:, None]
-            dist[dist < 0] += n
-            dist[~wrong] = n
-            i = dist.argmin(axis=1)                       # example index
+            i = _next_mistakes(wrong, orders, rank, pos)   # example index, per run
             step = np.where(active, eta * y[i], 0.0)
             W += step[:, None] * X[i]
             pos = np.where(active, (rank[runs, i] + 1) % n, pos).astype(np.int32)

@@ -23,8 +23,8 @@ lab: setup  ## set up, then start JupyterLab on the course
 test: setup  ## set up, then run every test (unit, notebooks, grading)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-test-fast: setup  ## unit tests only (no notebooks)
-	$(BIN)/python -m pytest -m "not notebook" $(PYTEST_ARGS)
+test-fast: setup  ## tests/ and docstring examples only (no notebook runs)
+	$(BIN)/python -m pytest tests course_lib $(PYTEST_ARGS)
 
 benchmark: setup  ## speed of course_lib against plain loops
 	$(BIN)/python -m benchmarks

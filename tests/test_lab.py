@@ -1,0 +1,152 @@
+"""`make lab` serves JupyterLab on the course, with widgets, nbgrader and course_lib working.
+
+Starts the real command on a free loopback port with a random token and Jupyter
+settings isolated in a temporary folder, then talks to it as the browser would:
+the REST API, the extensions it serves, and a kernel started for a lecture notebook.
+"""
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+import websocket  # websocket-client, installed with jupyter-server
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url, token):
+    req = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return resp.status, resp.read().decode()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    home = tmp_path_factory.mktemp("jupyter")
+    port, token = free_port(), secrets.token_hex(16)
+    env = dict(os.environ,
+               JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+               JUPYTER_DATA_DIR=str(home / "data"),
+               LAB_PORT=str(port), LAB_ARGS=f"--no-browser --IdentityProvider.token={token}")
+    log = open(home / "lab.log", "w")
+    proc = subprocess.Popen(["make", "--no-print-directory", "lab"], cwd=ROOT, env=env, stdout=log,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"make lab exited with {proc.returncode}:\n{(home / 'lab.log').read_text()[-3000:]}")
+            try:
+                if get(f"{base}/api/status", token)[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"JupyterLab did not answer within 90 s:\n{(home / 'lab.log').read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield base, token
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+
+
+def test_api_answers_and_refuses_without_token(lab):
+    base, token = lab
+    status, body = get(f"{base}/api/status", token)
+    assert status == 200 and "started" in json.loads(body)
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(f"{base}/api/contents", timeout=10)
+    assert err.value.code == 403
+
+
+def test_lab_serves_the_course_folder(lab):
+    base, token = lab
+    names = {item["name"] for item in json.loads(get(f"{base}/api/contents", token)[1])["content"]}
+    assert {"notebooks", "course_lib", "README.md"} <= names
+
+
+def test_widget_and_nbgrader_extensions_are_served(lab):
+    base, token = lab
+    _, page = get(f"{base}/lab", token)
+    config = json.loads(page.split('id="jupyter-config-data"', 1)[1].split(">", 1)[1].split("</script>", 1)[0])
+    served = {ext["name"] for ext in config.get("federated_extensions", [])}
+    assert "@jupyter-widgets/jupyterlab-manager" in served, served
+    assert "@jupyter/nbgrader" in served, served
+    # nbgrader's server side answers too (the assignment list of the student view)
+    status, _ = get(f"{base}/assignments?course_id=ml-foundations", token)
+    assert status == 200
+
+
+def run_in_kernel(base, token, kernel_id, code, timeout=60):
+    ws = websocket.create_connection(f"{base.replace('http', 'ws')}/api/kernels/{kernel_id}/channels?token={token}",
+                                     timeout=timeout)
+    try:
+        msg_id = uuid.uuid4().hex
+        ws.send(json.dumps({
+            "header": {"msg_id": msg_id, "username": "test", "session": uuid.uuid4().hex, "msg_type": "execute_request",
+                       "version": "5.3"},
+            "parent_header": {}, "metadata": {}, "channel": "shell",
+            "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {},
+                        "allow_stdin": False},
+        }))
+        out, status = [], None
+        deadline = time.monotonic() + timeout
+        while status is None or not any(m == "idle" for m in out[-1:]):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no reply from the kernel: {out}")
+            msg = json.loads(ws.recv())
+            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind = msg["msg_type"]
+            if kind == "stream":
+                out.append(msg["content"]["text"])
+            elif kind == "error":
+                out.append("ERROR " + msg["content"]["ename"] + ": " + msg["content"]["evalue"])
+            elif kind == "execute_reply":
+                status = msg["content"]["status"]
+            elif kind == "status" and msg["content"]["execution_state"] == "idle":
+                out.append("idle")
+        return status, "".join(o for o in out if o != "idle")
+    finally:
+        ws.close()
+
+
+def test_course_lib_imports_in_a_notebook_kernel(lab):
+    base, token = lab
+    notebook = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    path = notebook[0].relative_to(ROOT).as_posix() if notebook else "notebooks/untitled.ipynb"
+    body = json.dumps({"path": path, "type": "notebook", "name": "", "kernel": {"name": "python3"}}).encode()
+    req = urllib.request.Request(f"{base}/api/sessions", data=body, method="POST",
+                                 headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        session = json.loads(resp.read())
+    try:
+        status, out = run_in_kernel(base, token, session["kernel"]["id"],
+                                    "import os, course_lib as cl, ipywidgets\n"
+                                    "print(os.path.dirname(cl.__file__)); print(os.getcwd())")
+        assert status == "ok", out
+        lib_dir, cwd = out.split()[:2]
+        assert Path(lib_dir) == ROOT / "course_lib"
+        assert Path(cwd) == ROOT / "notebooks"
+    finally:
+        req = urllib.request.Request(f"{base}/api/sessions/{session['id']}", method="DELETE",
+                                     headers={"Authorization": f"token {token}"})
+        urllib.request.urlopen(req, timeout=30)

@@ -6,7 +6,7 @@ top level, so a notebook needs only ``import course_lib as cl``.
 
 Importing course_lib changes no global state: no matplotlib style, no random seed.
 """
-from . import data, perceptron, plotting, theory, widgets
+from . import data, hoeffding, perceptron, plotting, theory, widgets
 from .data import (
     load_labeled_points,
     make_noisy,
@@ -35,7 +35,7 @@ from .theory import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "data", "perceptron", "plotting", "theory", "widgets",
+    "data", "hoeffding", "perceptron", "plotting", "theory", "widgets",
     "load_labeled_points", "make_noisy", "make_random_line_data", "make_separable",
     "random_line_target",
     "add_bias", "error_rate", "pla", "pocket", "pocket_runs", "perceptron_with_bias",

@@ -16,7 +16,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from ._validation import check_int, check_real, check_vector
 
@@ -308,6 +308,15 @@ def expected_nu_min(n_coins=1_000, n_flips=10, *, p=0.5):
     return float(values @ pmf)
 
 
+def _binomial_pmf(n, p):
+    """P[X = k], k = 0..n, for X ~ Binomial(n, p), in logs so no p overflows."""
+    k = np.arange(n + 1)
+    if p in (0.0, 1.0):
+        return (k == (n if p == 1.0 else 0)).astype(float)
+    log_comb = special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
+    return np.exp(log_comb + k * np.log(p) + (n - k) * np.log1p(-p))
+
+
 def binomial_deviation_probability(eps, n, mu):
     """Exact P[|nu - mu| > eps] for nu = X / N with X ~ Binomial(N, mu).
 
@@ -325,7 +334,7 @@ def binomial_deviation_probability(eps, n, mu):
     if eps_arr.size == 0 or not np.all(np.isfinite(eps_arr)) or np.any(eps_arr <= 0):
         raise ValueError(f"eps must be finite and > 0; got {eps!r}")
     k = np.arange(n + 1)
-    pmf = stats.binom.pmf(k, n, mu)
+    pmf = _binomial_pmf(n, mu)
     far = np.abs(k / n - mu)[None, :] > np.atleast_1d(eps_arr)[:, None] + 1e-12
     out = far.astype(float) @ pmf
     return float(out[0]) if eps_arr.ndim == 0 else out.reshape(eps_arr.shape)

@@ -1,0 +1,180 @@
+"""course_lib.hoeffding against closed forms, exact binomial values and enumeration.
+
+Statistical checks use tolerances that a correct implementation fails with
+probability below about 1e-6 (stated at each test), on fixed seeds.
+"""
+import itertools
+import math
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from course_lib import hoeffding as h
+
+P_FAIL = 1e-6
+
+
+def chi_square_pvalue(observed_values, support, pmf):
+    """Goodness of fit of samples to a discrete distribution, pooling tiny cells."""
+    counts = np.array([np.sum(np.isclose(observed_values, v)) for v in support], dtype=float)
+    assert counts.sum() == len(observed_values), "samples outside the support"
+    expected = pmf * len(observed_values)
+    keep = expected >= 5
+    obs = np.append(counts[keep], counts[~keep].sum())
+    exp = np.append(expected[keep], expected[~keep].sum())
+    if exp[-1] == 0:
+        obs, exp = obs[:-1], exp[:-1]
+    return stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue
+
+
+def test_sample_nu_follows_the_binomial_distribution():
+    n, mu = 20, 0.3
+    nu = h.sample_nu(mu, n, n_samples=50_000, rng=1)
+    support = np.arange(n + 1) / n
+    assert chi_square_pvalue(nu, support, stats.binom.pmf(np.arange(n + 1), n, mu)) > P_FAIL
+
+
+def test_sample_nu_is_reproducible_and_leaves_global_state_alone():
+    state = np.random.get_state()[1].copy()
+    a = h.sample_nu(0.5, 10, n_samples=100, rng=7)
+    b = h.sample_nu(0.5, 10, n_samples=100, rng=np.random.default_rng(7))
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, h.sample_nu(0.5, 10, n_samples=100, rng=8))
+    assert np.array_equal(state, np.random.get_state()[1])
+
+
+def test_hoeffding_bound_closed_form_and_union():
+    assert h.hoeffding_bound(0.1, 100) == pytest.approx(2 * math.exp(-2))
+    eps = np.array([0.05, 0.1, 0.2])
+    np.testing.assert_allclose(h.hoeffding_bound(eps, 50, n_hypotheses=7), 14 * np.exp(-100 * eps**2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 200), mu=st.floats(0, 1), eps=st.floats(0.01, 0.99))
+def test_the_exact_deviation_probability_never_exceeds_hoeffding(n, mu, eps):
+    assert h.binomial_deviation_probability(eps, n, mu) <= h.hoeffding_bound(eps, n) + 1e-12
+
+
+def test_binomial_deviation_probability_by_enumeration():
+    n, mu, eps = 6, 0.3, 0.25
+    exact = sum(math.comb(n, k) * mu**k * (1 - mu) ** (n - k) for k in range(n + 1) if abs(k / n - mu) > eps)
+    assert h.binomial_deviation_probability(eps, n, mu) == pytest.approx(exact)
+
+
+def test_deviation_probability_interval_covers_the_exact_value():
+    # The Clopper-Pearson interval at confidence 1 - 1e-6 misses with probability <= 1e-6.
+    n, mu = 10, 0.5
+    nu = h.sample_nu(mu, n, n_samples=20_000, rng=3)
+    eps = np.array([0.05, 0.15, 0.25, 0.35])
+    est = h.deviation_probability(nu, mu, eps, confidence=1 - P_FAIL)
+    exact = h.binomial_deviation_probability(eps, n, mu)
+    assert np.all(est.low <= exact) and np.all(exact <= est.high), (est, exact)
+    assert np.all(np.diff(est.p) <= 0), "a larger eps cannot be exceeded more often"
+
+
+def test_deviation_probability_counts_strictly_greater():
+    est = h.deviation_probability([0.3, 0.7, 0.5, 0.5], 0.5, 0.2)
+    assert est.p == 0.0  # |0.3 - 0.5| = 0.2 is not > 0.2
+
+
+@settings(max_examples=80, deadline=None)
+@given(eps=st.floats(0.005, 0.5), delta=st.floats(1e-6, 0.999), m=st.integers(1, 10_000))
+def test_sample_size_is_the_smallest_that_suffices(eps, delta, m):
+    n = h.sample_size(eps, delta, n_hypotheses=m)
+    assert 2 * m * math.exp(-2 * eps**2 * n) <= delta * (1 + 1e-12)
+    if n > 1:
+        assert 2 * m * math.exp(-2 * eps**2 * (n - 1)) > delta
+
+
+def test_nu_min_distribution_by_enumerating_every_outcome():
+    n_coins, n_flips = 3, 2
+    counts = np.zeros(n_flips + 1)
+    for flips in itertools.product([0, 1], repeat=n_coins * n_flips):
+        heads = [sum(flips[i * n_flips:(i + 1) * n_flips]) for i in range(n_coins)]
+        counts[min(heads)] += 1
+    values, pmf = h.nu_min_distribution(n_coins, n_flips)
+    np.testing.assert_allclose(pmf, counts / counts.sum())
+    np.testing.assert_allclose(values, np.arange(n_flips + 1) / n_flips)
+
+
+def test_one_coin_is_just_the_binomial():
+    _, pmf = h.nu_min_distribution(1, 10)
+    np.testing.assert_allclose(pmf, stats.binom.pmf(np.arange(11), 10, 0.5))
+
+
+@pytest.fixture(scope="module")
+def full_experiment():
+    return h.coin_experiment(rng=2026)
+
+
+def test_coin_experiment_shapes_and_order(full_experiment):
+    res = full_experiment
+    assert all(a.shape == (100_000,) for a in res)
+    assert np.all(res.nu_min <= res.nu_1) and np.all(res.nu_min <= res.nu_rand)
+
+
+def test_nu_min_matches_the_exact_distribution(full_experiment):
+    values, pmf = h.nu_min_distribution(1_000, 10)
+    assert chi_square_pvalue(full_experiment.nu_min, values, pmf) > P_FAIL
+    # mean within 5.3 standard errors: two-sided normal tail ~1e-7
+    exact_mean = h.expected_nu_min(1_000, 10)
+    sd = math.sqrt(values**2 @ pmf - exact_mean**2)
+    assert abs(full_experiment.nu_min.mean() - exact_mean) < 5.3 * sd / math.sqrt(100_000)
+
+
+@pytest.mark.parametrize("which", ["nu_1", "nu_rand"])
+def test_first_and_random_coins_are_fair_binomials(full_experiment, which):
+    nu = getattr(full_experiment, which)
+    values = np.arange(11) / 10
+    assert chi_square_pvalue(nu, values, stats.binom.pmf(np.arange(11), 10, 0.5)) > P_FAIL
+
+
+def test_random_coin_is_not_always_the_same_coin():
+    # with 2 coins of 1 flip, the random coin equals coin 1 about half the time, not always
+    res = h.coin_experiment(4_000, 2, 30, rng=5)
+    same = np.mean(res.nu_rand == res.nu_1)
+    assert 0.4 < same < 0.7
+
+
+def test_coin_experiment_is_reproducible():
+    a = h.coin_experiment(30_000, 50, 10, rng=11, chunk_runs=7_000)
+    b = h.coin_experiment(30_000, 50, 10, rng=np.random.default_rng(11), chunk_runs=7_000)
+    for x, y in zip(a, b):
+        assert np.array_equal(x, y)
+    c = h.coin_experiment(30_000, 50, 10, rng=12, chunk_runs=7_000)
+    assert not np.array_equal(a.nu_min, c.nu_min)
+
+
+def test_memory_stays_bounded_whatever_the_number_of_runs():
+    def peak(n_runs):
+        tracemalloc.start()
+        h.coin_experiment(n_runs, 1_000, 10, rng=0, chunk_runs=5_000)
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return top
+
+    small, large = peak(20_000), peak(80_000)
+    # output grows by 3 bytes + a float array per run; the per-chunk work does not grow
+    per_run_output = 3 * 8 + 3
+    assert large - small < 1.5 * per_run_output * 60_000 + 5e6
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: h.sample_nu(1.5, 10), "mu"),
+    (lambda: h.sample_nu(0.5, 0), "n"),
+    (lambda: h.hoeffding_bound(-0.1, 10), "eps"),
+    (lambda: h.hoeffding_bound(0.1, 10, n_hypotheses=0), "n_hypotheses"),
+    (lambda: h.sample_size(0.1, 1.0), "delta"),
+    (lambda: h.deviation_probability([], 0.5, 0.1), "nu"),
+    (lambda: h.deviation_probability([0.5, np.nan], 0.5, 0.1), "nu"),
+    (lambda: h.coin_experiment(0), "n_runs"),
+    (lambda: h.coin_experiment(10, n_flips=2.5), "n_flips"),
+    (lambda: h.nu_min_distribution(10, 10, p=2), "p"),
+])
+def test_bad_input_names_the_argument(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()

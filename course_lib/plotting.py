@@ -247,3 +247,139 @@ def plot_ein_history(ein_pla, ein_pocket=None, *, ax=None, labels=("PLA $w_t$", 
     ax.set_ylim(bottom=0)
     ax.legend()
     return ax
+
+
+# --- Feasibility of learning: the bin model and Hoeffding's inequality ------------------
+
+def plot_nu_histogram(nu, mu, n, eps, *, ax=None, color="tab:red"):
+    """Histogram of sample red fractions nu, with the band mu +- eps and Hoeffding's bound.
+
+    Bars outside the band are the "bad" samples; the title compares their fraction
+    with 2 exp(-2 eps^2 N).
+
+    Parameters
+    ----------
+    nu : array-like
+        Red fractions of many samples of size N (e.g. from
+        :func:`course_lib.hoeffding.sample_nu`).
+    mu : float
+        The bin's true red fraction.
+    n : int
+        The sample size N (sets the bar width 1/N).
+    eps : float
+        The tolerance.
+    ax : matplotlib Axes or None
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_nu_histogram([0.4, 0.5, 0.5, 0.9], 0.5, 10, 0.2)
+    >>> [float(v) for v in ax.get_xlim()]
+    [0.0, 1.0]
+    """
+    from .hoeffding import deviation_probability, hoeffding_bound
+
+    nu = check_vector(nu, "nu")
+    ax = _axes(ax, figsize=(6, 3.4))
+    values, counts = np.unique(np.round(nu * n).astype(int), return_counts=True)
+    freq = counts / len(nu)
+    bad = np.abs(values / n - mu) > eps
+    width = 0.8 / n
+    ax.bar(values[~bad] / n, freq[~bad], width=width, color="tab:grey", label="$|\\nu-\\mu| \\leq \\epsilon$")
+    ax.bar(values[bad] / n, freq[bad], width=width, color=color, label="$|\\nu-\\mu| > \\epsilon$")
+    ax.axvspan(mu - eps, mu + eps, color="tab:green", alpha=0.12, zorder=0)
+    ax.axvline(mu, color="black", linewidth=1.2, label="$\\mu$")
+    p = deviation_probability(nu, mu, eps).p
+    bound = hoeffding_bound(eps, n)
+    ax.set_title(f"N = {n}: P[|ν−μ| > ε] ≈ {p:.3f}   Hoeffding bound {min(bound, 1):.3f}"
+                 + ("" if bound < 1 else " (≥ 1: says nothing)"), fontsize=10)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("$\\nu$ (red fraction in the sample)")
+    ax.set_ylabel("fraction of samples")
+    ax.legend(fontsize=8, loc="upper right")
+    return ax
+
+
+def plot_deviation_curves(samples, mu, n, *, eps=None, ax=None, n_hypotheses=None):
+    """P[|nu - mu| > eps] against eps for several kinds of samples, with Hoeffding's bound.
+
+    Parameters
+    ----------
+    samples : dict of str to array-like
+        For each label (e.g. "first coin"), the nu of many repetitions.
+    mu : float
+    n : int
+        Sample size N, for the bound.
+    eps : array-like or None
+        Tolerances; by default 60 values in (0, 0.6].
+    ax : matplotlib Axes or None
+    n_hypotheses : int or None
+        Also draw the union bound for this many hypotheses.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_deviation_curves({"coin": [0.4, 0.5, 0.7]}, 0.5, 10)
+    >>> len(ax.lines)
+    2
+    """
+    from .hoeffding import deviation_probability, hoeffding_bound
+
+    eps = np.linspace(0.01, 0.6, 60) if eps is None else check_vector(eps, "eps")
+    ax = _axes(ax, figsize=(6, 3.6))
+    for label, nu in samples.items():
+        est = deviation_probability(nu, mu, eps)
+        ax.step(eps, est.p, where="post", linewidth=1.8, label=label)
+    ax.plot(eps, np.minimum(hoeffding_bound(eps, n), 1.0), "k--", label="$2e^{-2\\epsilon^2 N}$")
+    if n_hypotheses:
+        ax.plot(eps, np.minimum(hoeffding_bound(eps, n, n_hypotheses=n_hypotheses), 1.0), "k:",
+                label=f"$2Me^{{-2\\epsilon^2 N}}$, M = {n_hypotheses:,}")
+    ax.set_xlabel("$\\epsilon$")
+    ax.set_ylabel("$P[|\\nu-\\mu| > \\epsilon]$")
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_coin_histograms(result, *, n_flips=10, axes=None):
+    """The three histograms of the coin experiment: nu_1, nu_rand and nu_min.
+
+    Parameters
+    ----------
+    result : CoinExperiment
+        From :func:`course_lib.hoeffding.coin_experiment`.
+    n_flips : int, default=10
+    axes : sequence of 3 Axes or None
+
+    Returns
+    -------
+    ndarray of 3 Axes
+
+    Examples
+    --------
+    >>> from course_lib.hoeffding import coin_experiment
+    >>> axes = plot_coin_histograms(coin_experiment(200, 20, 10, rng=0))
+    >>> len(axes)
+    3
+    """
+    if axes is None:
+        _, axes = plt.subplots(1, 3, figsize=(12, 3.2), sharey=True, constrained_layout=True)
+    axes = np.asarray(axes).ravel()
+    titles = [("nu_1", "$\\nu_1$: the first coin"), ("nu_rand", "$\\nu_{rand}$: a random coin"),
+              ("nu_min", "$\\nu_{min}$: the coin with fewest heads")]
+    for ax, (field, title) in zip(axes, titles):
+        nu = np.asarray(getattr(result, field))
+        values, counts = np.unique(np.round(nu * n_flips).astype(int), return_counts=True)
+        ax.bar(values / n_flips, counts / len(nu), width=0.8 / n_flips, color="tab:blue")
+        ax.axvline(0.5, color="black", linewidth=1, linestyle="--")
+        ax.set_title(f"{title}\nmean {nu.mean():.3f}", fontsize=10)
+        ax.set_xlim(-0.05, 1.05)
+        ax.set_xlabel("fraction of heads")
+    axes[0].set_ylabel("fraction of runs")
+    return axes

@@ -16,7 +16,7 @@ from . import plotting
 from ._validation import check_labels, check_Xy
 from .perceptron import error_rate, pla
 
-__all__ = ["PLAStepper", "PerceptronExplorer"]
+__all__ = ["PLAStepper", "PerceptronExplorer", "BinExplorer"]
 
 
 class _FigureWidget:
@@ -200,4 +200,79 @@ class PerceptronExplorer(_FigureWidget):
         self.status.value = (
             f"<b>{self.n_errors}</b> of {len(self.y)} examples misclassified "
             f"(E<sub>in</sub> = {self.n_errors / len(self.y):.2f})<br>shaded side: h(x) = +1"
+        )
+
+
+class BinExplorer(_FigureWidget):
+    """The bin model with sliders: mu, the sample size N and the tolerance eps.
+
+    Draws many samples of N marbles from a bin whose red fraction is mu and shows the
+    histogram of their red fractions nu, the band mu +- eps, the fraction of samples
+    outside it and Hoeffding's bound 2 exp(-2 eps^2 N). Changing mu or N draws new
+    samples; changing eps only recounts.
+
+    Parameters
+    ----------
+    mu : float, default=0.4
+    n : int, default=10
+    eps : float, default=0.1
+    n_samples : int, default=10_000
+        Samples drawn for each (mu, N).
+    rng : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    mu_slider, n_slider, eps_slider : ipywidgets sliders
+    nu : ndarray
+        The current samples' red fractions.
+    probability : float
+        Fraction of the current samples with |nu - mu| > eps.
+    bound : float
+        Hoeffding's bound for the current N and eps.
+
+    Examples
+    --------
+    >>> box = BinExplorer(mu=0.5, n=10, eps=0.2, rng=0)
+    >>> box.n_slider.value = 200
+    >>> box.probability <= box.bound
+    True
+    """
+
+    def __init__(self, *, mu=0.4, n=10, eps=0.1, n_samples=10_000, rng=None):
+        from . import hoeffding
+
+        self._hoeffding = hoeffding
+        hoeffding.sample_nu(mu, n, n_samples=1)  # validates mu and n
+        hoeffding.hoeffding_bound(eps, n)          # validates eps
+        super().__init__(figsize=(6.4, 3.6))
+        self.rng = np.random.default_rng(rng)
+        self.n_samples = n_samples
+        self.mu_slider = widgets.FloatSlider(value=mu, min=0.0, max=1.0, step=0.01, description="μ")
+        self.n_slider = widgets.IntSlider(value=n, min=1, max=500, description="N")
+        self.eps_slider = widgets.FloatSlider(value=eps, min=0.01, max=0.5, step=0.01, description="ε")
+        self.mu_slider.observe(lambda _: self._resample(), names="value")
+        self.n_slider.observe(lambda _: self._resample(), names="value")
+        self.eps_slider.observe(lambda _: self.draw(), names="value")
+        controls = widgets.HBox([self.mu_slider, self.n_slider, self.eps_slider])
+        self.widget = widgets.VBox([controls, self.image, self.status])
+        self._resample()
+
+    def _resample(self):
+        self.nu = self._hoeffding.sample_nu(self.mu_slider.value, self.n_slider.value,
+                                            n_samples=self.n_samples, rng=self.rng)
+        self.draw()
+
+    def draw(self):
+        """Recount and redraw for the current slider values."""
+        mu, n, eps = self.mu_slider.value, self.n_slider.value, self.eps_slider.value
+        self.probability = self._hoeffding.deviation_probability(self.nu, mu, eps).p
+        self.bound = self._hoeffding.hoeffding_bound(eps, n)
+        self.ax.clear()
+        plotting.plot_nu_histogram(self.nu, mu, n, eps, ax=self.ax)
+        self.fig.tight_layout()
+        self._render()
+        verdict = "below the bound, as Hoeffding promises" if self.probability <= self.bound else "ABOVE the bound"
+        self.status.value = (
+            f"{self.n_samples:,} samples of N = {n}: <b>{self.probability:.4f}</b> of them have |ν − μ| > {eps:.2f}; "
+            f"Hoeffding's bound is <b>{self.bound:.4f}</b> ({verdict})"
         )

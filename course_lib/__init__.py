@@ -7,6 +7,8 @@ top level, so a notebook needs only ``import course_lib as cl``.
 Importing course_lib changes no global state: no matplotlib style, no random seed.
 """
 from . import data, hoeffding, perceptron, plotting, theory, widgets
+from . import digits
+from .digits import intensity, load_features, load_sklearn_digits, load_usps, one_vs_all, one_vs_one, symmetry
 from .data import (
     load_labeled_points,
     make_noisy,
@@ -41,4 +43,5 @@ __all__ = [
     "add_bias", "error_rate", "pla", "pocket", "pocket_runs", "perceptron_with_bias",
     "perceptron_dual", "predict",
     "bias_form_bound", "check_novikoff", "margin", "novikoff_bound", "radius",
+    "digits", "intensity", "symmetry", "load_sklearn_digits", "load_usps", "load_features", "one_vs_one", "one_vs_all",
 ]

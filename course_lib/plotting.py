@@ -383,3 +383,162 @@ def plot_coin_histograms(result, *, n_flips=10, axes=None):
         ax.set_xlabel("fraction of heads")
     axes[0].set_ylabel("fraction of runs")
     return axes
+
+
+# --- Handwritten digits: the images, the two features, PLA against pocket ---------------
+
+def plot_digits(images, labels=None, *, n=24, ncols=8, ax=None):
+    """Show the first n grey images side by side, ink dark on light paper, with their labels.
+
+    The images are tiled into one picture (one pixel of paper between them), so a
+    single Axes holds them all.
+
+    Parameters
+    ----------
+    images : array-like of shape (N, h, w)
+        Grey values in [-1, 1], -1 paper and +1 ink (see :mod:`course_lib.digits`).
+    labels : array-like of shape (N,) or None
+        Written in the corner of each image (e.g. the digits).
+    n : int, default=24
+        How many images to show (at most N).
+    ncols : int, default=8
+        Images per row.
+    ax : matplotlib Axes or None
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_digits(-np.ones((3, 8, 8)), [1, 5, 1], n=3)
+    >>> len(ax.images), len(ax.texts)
+    (1, 3)
+    """
+    from .digits import _check_images
+    from ._validation import check_int
+
+    imgs, _ = _check_images(images)
+    n = min(check_int(n, "n", minimum=1), imgs.shape[0])
+    ncols = min(check_int(ncols, "ncols", minimum=1), n)
+    if labels is not None:
+        labels = np.asarray(labels)
+        if labels.shape != (imgs.shape[0],):
+            raise ValueError(f"labels must have one entry per image, shape ({imgs.shape[0]},); got shape {labels.shape}")
+    nrows = -(-n // ncols)
+    h, w = imgs.shape[1:]
+    mosaic = np.full((nrows * (h + 1) + 1, ncols * (w + 1) + 1), -1.0)
+    for k in range(n):
+        r, c = divmod(k, ncols)
+        mosaic[1 + r * (h + 1): 1 + r * (h + 1) + h, 1 + c * (w + 1): 1 + c * (w + 1) + w] = imgs[k]
+    ax = _axes(ax, figsize=(1.0 * ncols, 1.0 * nrows + 0.3))
+    ax.imshow(mosaic, cmap="gray_r", vmin=-1, vmax=1, interpolation="nearest")
+    for k in range(n if labels is not None else 0):
+        r, c = divmod(k, ncols)
+        ax.text(c * (w + 1) + 1.3, r * (h + 1) + 1.3, str(labels[k]), color="tab:blue", fontsize=8,
+                va="top", ha="left")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return ax
+
+
+def _feature_limits(P, limits):
+    """Axis limits for a feature scatter: given, or the data's range with a 5 % margin."""
+    if limits is not None:
+        lim = np.asarray(limits, dtype=float)
+        if lim.shape != (2, 2) or not np.all(np.isfinite(lim)) or np.any(lim[:, 0] >= lim[:, 1]):
+            raise ValueError(f"limits must be ((xmin, xmax), (ymin, ymax)) with min < max; got {limits!r}")
+        return lim
+    low, high = P.min(axis=0), P.max(axis=0)
+    pad = np.where(high > low, 0.05 * (high - low), 0.5)
+    return np.column_stack([low - pad, high + pad])
+
+
+def plot_digit_features(X, y, *, names=("1", "5"), ax=None, limits=None):
+    """Scatter two-feature digits: intensity across, symmetry up (the book's picture).
+
+    The +1 class (the first name) is drawn as blue circles, the -1 class as red
+    crosses. The axes get explicit limits (the data's range, or ``limits``), so
+    decision lines drawn afterwards with :func:`plot_boundary` span the picture.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2), or (N, 3) with x0 = 1 first
+        Intensity and symmetry of every image.
+    y : array-like of shape (N,)
+        +1 / -1 labels (e.g. from :func:`course_lib.digits.one_vs_one`).
+    names : (str, str), default=("1", "5")
+        What +1 and -1 stand for, for the legend.
+    ax : matplotlib Axes or None
+    limits : ((xmin, xmax), (ymin, ymax)) or None
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_digit_features([[0.1, -1.0], [0.3, -5.0]], [1, -1])
+    >>> [round(float(v), 2) for v in ax.get_xlim()]
+    [0.09, 0.31]
+    """
+    P = _points_2d(X)
+    y = check_labels(y, "y", n_samples=P.shape[0])
+    lim = _feature_limits(P, limits)
+    ax = _axes(ax, figsize=(5.5, 4.2))
+    pos, neg = y > 0, y < 0
+    ax.scatter(P[pos, 0], P[pos, 1], marker="o", facecolors="none", edgecolors=POSITIVE_COLOR, linewidths=1,
+               s=18, alpha=0.8, label=f"digit {names[0]}", zorder=3)
+    ax.scatter(P[neg, 0], P[neg, 1], marker="x", color=NEGATIVE_COLOR, linewidths=1, s=18, alpha=0.8,
+               label=f"digit {names[1]}", zorder=3)
+    ax.set_xlim(lim[0])
+    ax.set_ylim(lim[1])
+    ax.set_xlabel("average intensity")
+    ax.set_ylabel("symmetry")
+    ax.legend(loc="best", fontsize=8)
+    return ax
+
+
+def plot_digit_boundaries(X, y, weights, *, names=("1", "5"), ax=None, limits=None, title=None):
+    """The feature scatter with one or more decision lines w0 + w1 intensity + w2 symmetry = 0.
+
+    Parameters
+    ----------
+    X, y, names, limits : as in :func:`plot_digit_features`
+    weights : dict of str to array-like of shape (3,)
+        Each line's legend text and weights (w0, w1, w2), e.g. ``{"PLA": w, "pocket": v}``.
+        A line that does not cross the picture is still listed in the legend, marked
+        as outside it with the class it gives to every point shown.
+    ax : matplotlib Axes or None
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_digit_boundaries([[0.1, -1.0], [0.3, -5.0]], [1, -1], {"w": [1.0, -2.0, 0.5]})
+    >>> len(ax.lines)
+    1
+    """
+    if not isinstance(weights, dict) or not weights:
+        raise ValueError(f"weights must be a non-empty dict of label -> (w0, w1, w2); got {type(weights).__name__}")
+    ax = plot_digit_features(X, y, names=names, ax=ax, limits=limits)
+    styles = [("black", "-"), ("tab:orange", "--"), ("tab:green", ":"), ("tab:purple", "-.")]
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    corners = np.array([[1, x0, y0], [1, x0, y1], [1, x1, y0], [1, x1, y1]])
+    for k, (label, w) in enumerate(weights.items()):
+        w = check_vector(w, f"weights[{label!r}]", length=3)
+        color, linestyle = styles[k % len(styles)]
+        scores = corners @ w
+        if np.all(scores > 0) or np.all(scores <= 0):       # the line misses the picture: say so
+            label = f"{label} (outside the picture: all {names[0] if scores[0] > 0 else names[1]})"
+        plot_boundary(w, ax=ax, color=color, linestyle=linestyle, shade=False, label=label)
+    ax.legend(loc="best", fontsize=8)
+    if title is not None:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+__all__ += ["plot_digits", "plot_digit_features", "plot_digit_boundaries"]

@@ -485,3 +485,45 @@ def test_download_of_the_real_file_from_a_local_server(http_folder, offline):
     (folder / "zip.test.gz").write_bytes(reference_file("zip.test.gz").read_bytes())
     images, _ = cl.load_usps("test", download=True, base_url=base_url)
     assert images.shape == (2007, 16, 16)
+
+
+# --- the case-study pictures ---------------------------------------------------------------
+
+def test_plot_digits_tiles_the_images_with_their_labels():
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    before = dict(matplotlib.rcParams)
+    images = np.random.default_rng(0).uniform(-1, 1, (5, 4, 3))
+    ax = cl.plotting.plot_digits(images, [7, 1, 5, 1, 9], n=5, ncols=2)
+    mosaic = ax.images[0].get_array()
+    assert mosaic.shape == (3 * 5 + 1, 2 * 4 + 1)
+    np.testing.assert_array_equal(mosaic[1:5, 5:8], images[1])          # row 0, column 1
+    np.testing.assert_array_equal(mosaic[11:15, 1:4], images[4])        # row 2, column 0
+    assert [t.get_text() for t in ax.texts] == ["7", "1", "5", "1", "9"]
+    assert dict(matplotlib.rcParams) == before
+    with pytest.raises(ValueError, match="labels"):
+        cl.plotting.plot_digits(images, [1, 2])
+    plt.close("all")
+
+
+def test_decision_lines_span_the_feature_picture():
+    import matplotlib.pyplot as plt
+
+    X = np.array([[0.1, -0.5], [0.15, -1.0], [0.3, -5.0], [0.45, -7.0]])
+    y = np.array([1, 1, -1, -1])
+    w = np.array([-3.0, -2.0, -1.0])                                    # crosses the picture
+    away = np.array([10.0, 1.0, 0.0])                                    # x1 = -10: +1 on the picture
+    ax = cl.plotting.plot_digit_boundaries(X, y, {"w": w, "away": away})
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    assert x0 < 0.1 and x1 > 0.45 and y0 < -7 and y1 > -0.5           # every point visible
+    xs, ys = ax.lines[0].get_data()
+    np.testing.assert_allclose(w[0] + w[1] * xs + w[2] * ys, 0, atol=1e-9)
+    assert min(xs) <= x0 + 1e-9 and max(xs) >= x1 - 1e-9              # from edge to edge
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "w" in labels and any("away" in t and "outside" in t for t in labels)
+    with pytest.raises(ValueError, match="weights"):
+        cl.plotting.plot_digit_boundaries(X, y, [w])
+    with pytest.raises(ValueError, match="limits"):
+        cl.plotting.plot_digit_features(X, y, limits=((1, 0), (0, 1)))
+    plt.close("all")

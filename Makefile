@@ -34,3 +34,26 @@ lock: setup  ## re-resolve requirements.lock (uv) and environment.yml after edit
 
 clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .pytest_cache .hypothesis
+
+# --- Instructors (nbgrader) ---------------------------------------------------------
+# The course directory is this folder (nbgrader_config.py). See docs/instructors.md.
+ASSIGNMENT ?= ps1_perceptron
+GRADING    := $(BIN)/python -m grading
+.PHONY: release autograde feedback grades check
+
+release: setup  ## instructors: student version of ASSIGNMENT into release/ (nbgrader generate_assignment)
+	$(GRADING) release $(ASSIGNMENT)
+
+autograde: setup  ## instructors: grade every submission in submitted/*/ASSIGNMENT/
+	$(GRADING) autograde $(ASSIGNMENT)
+
+feedback: setup  ## instructors: HTML feedback into feedback/ (no hidden tests shown)
+	$(GRADING) feedback $(ASSIGNMENT)
+
+grades: setup  ## instructors: grades.csv plus a per-exercise summary and the ungraded list
+	$(GRADING) grades $(ASSIGNMENT)
+
+# --- Students ---------------------------------------------------------------------
+check: setup  ## students: run the visible tests of NB=path/to/notebook.ipynb (fails if one fails)
+	@test -n "$(NB)" || { echo "usage: make check NB=release/$(ASSIGNMENT)/$(ASSIGNMENT).ipynb" >&2; exit 2; }
+	$(GRADING) check "$(NB)"

@@ -12,3 +12,12 @@ c.CourseDirectory.course_id = "ml-foundations"
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "release"
+
+# --- Grading (see docs/instructors.md) ---------------------------------------------
+# A cell may run this many seconds before it is stopped; it then earns 0 points and the
+# rest of the notebook is still graded (make autograde, make check, the Validate button).
+c.Execute.timeout = 10
+# The Validate button of JupyterLab runs nbgrader's own Validator, which counts any text
+# on stderr (a harmless warning, say) as a failed test. Its kernel sends stderr to the
+# ordinary output instead, as `make autograde` and `make check` do.
+c.Execute.extra_arguments = ["--IPKernelApp.exec_lines=import sys; sys.stderr = sys.stdout"]

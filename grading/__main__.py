@@ -1,0 +1,62 @@
+"""Command line of the grading pipeline: ``python -m grading <command> ...``.
+
+Commands (run from the course directory, or pass ``--course``):
+
+  release   ASSIGNMENT            student version into release/ (nbgrader generate_assignment)
+  autograde ASSIGNMENT            grade every submission in submitted/
+  feedback  ASSIGNMENT            HTML feedback into feedback/ (hidden tests removed)
+  grades    ASSIGNMENT [--out F]  grades CSV plus a per-exercise summary
+  check     NOTEBOOK...           run a notebook's visible tests; exit 1 if one fails
+"""
+import argparse
+import sys
+
+from .course import CourseError
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m grading", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--course", default=".", help="the course directory (default: the current directory)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in ("release", "autograde", "feedback", "grades"):
+        p = sub.add_parser(name)
+        p.add_argument("assignment")
+        if name == "grades":
+            p.add_argument("--out", default="grades.csv", help="CSV file to write (default: grades.csv)")
+        if name == "autograde":
+            p.add_argument("--timeout", type=int, default=None, help="seconds per cell (default: nbgrader_config.py)")
+    p = sub.add_parser("check")
+    p.add_argument("notebooks", nargs="+")
+    p.add_argument("--timeout", type=int, default=None)
+    args = parser.parse_args(argv)
+
+    try:
+        if args.command == "release":
+            from .autograde import release
+            where = release(args.course, args.assignment)
+            print(f"released {args.assignment} into {where}")
+        elif args.command == "autograde":
+            from traitlets.config import Config
+            from .autograde import autograde
+            overrides = Config()
+            if args.timeout is not None:
+                overrides.Execute.timeout = args.timeout
+            autograde(args.course, args.assignment, overrides=overrides)
+        elif args.command == "feedback":
+            from .feedback import feedback
+            feedback(args.course, args.assignment)
+        elif args.command == "grades":
+            from .report import grades
+            grades(args.course, args.assignment, out=args.out)
+        elif args.command == "check":
+            from .validate import check
+            return check(args.notebooks, timeout=args.timeout)
+    except CourseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

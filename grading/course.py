@@ -1,0 +1,117 @@
+"""The course directory: its nbgrader configuration and where things live."""
+import json
+import os
+import sys
+from pathlib import Path
+
+from traitlets.config import Config, PyFileConfigLoader
+
+__all__ = ["Course", "CourseError"]
+
+STATUS_FILE = "grading-status.json"
+
+
+def ensure_tools_on_path():
+    """Put this interpreter's ``bin/`` first on PATH: nbgrader runs ``alembic`` and ``jupyter`` from it."""
+    bindir = os.path.dirname(sys.executable)
+    parts = os.environ.get("PATH", "").split(os.pathsep)
+    if bindir not in parts:
+        os.environ["PATH"] = os.pathsep.join([bindir] + parts)
+
+
+class CourseError(Exception):
+    """Bad input from the instructor (unknown assignment, no submissions, ...)."""
+
+
+class Course:
+    """An nbgrader course directory (the folder that holds ``nbgrader_config.py``).
+
+    Parameters
+    ----------
+    root : str or Path
+        The course directory.
+    overrides : traitlets.config.Config, optional
+        Configuration applied on top of ``nbgrader_config.py`` (e.g. a shorter timeout).
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> course = Course(Path(__file__).resolve().parents[1])
+    >>> course.source_dir.name
+    'source'
+    """
+
+    def __init__(self, root, overrides=None):
+        ensure_tools_on_path()
+        self.root = Path(root).resolve()
+        cfg_file = self.root / "nbgrader_config.py"
+        if not cfg_file.is_file():
+            raise CourseError(f"{self.root} is not a course directory: expected {cfg_file}")
+        self.config = PyFileConfigLoader(cfg_file.name, path=str(self.root)).load_config()
+        self.config.CourseDirectory.root = str(self.root)
+        if overrides is not None:
+            self.config.merge(overrides)
+        cd = self.config.CourseDirectory
+        self.source_dir = self.root / cd.get("source_directory", "source")
+        self.release_dir = self.root / cd.get("release_directory", "release")
+        self.submitted_dir = self.root / cd.get("submitted_directory", "submitted")
+        self.autograded_dir = self.root / cd.get("autograded_directory", "autograded")
+        self.feedback_dir = self.root / cd.get("feedback_directory", "feedback")
+        self.db_url = cd.get("db_url", f"sqlite:///{self.root / 'gradebook.db'}")
+        self.course_id = cd.get("course_id", "")
+
+    # -- assignments and submissions ----------------------------------------------
+    def assignments(self):
+        """Names of the assignments in ``source/`` (folders holding a notebook)."""
+        if not self.source_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.source_dir.iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
+
+    def check_assignment(self, assignment):
+        """Raise :class:`CourseError` unless ``assignment`` is in ``source/``."""
+        known = self.assignments()
+        if assignment not in known:
+            raise CourseError(
+                f"unknown assignment {assignment!r}: expected one of {', '.join(known) or '(none)'} "
+                f"(a folder of {self.source_dir} holding the instructor's notebook)")
+
+    def notebooks(self, assignment):
+        """Names (without .ipynb) of the notebooks of an assignment."""
+        return sorted(p.stem for p in (self.source_dir / assignment).glob("*.ipynb"))
+
+    def submissions(self, assignment):
+        """Student ids that have a folder ``submitted/<student>/<assignment>/``."""
+        if not self.submitted_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.submitted_dir.iterdir() if (p / assignment).is_dir())
+
+    # -- grading status -------------------------------------------------------------
+    @property
+    def status_path(self):
+        return self.autograded_dir / STATUS_FILE
+
+    def read_status(self, assignment):
+        """``{student: {"status": "graded"|"ungraded", "reason": str}}`` of the last autograde run."""
+        try:
+            data = json.loads(self.status_path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return data.get(assignment, {})
+
+    def write_status(self, assignment, status):
+        try:
+            data = json.loads(self.status_path.read_text())
+        except (OSError, ValueError):
+            data = {}
+        data[assignment] = status
+        self.autograded_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.status_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+        os.replace(tmp, self.status_path)
+
+    def nbgrader_config(self, **sections):
+        """A copy of the course configuration with ``sections`` merged in."""
+        cfg = Config()
+        cfg.merge(self.config)
+        cfg.merge(Config(sections))
+        return cfg

@@ -1,0 +1,71 @@
+"""Helpers for the end-to-end grading tests: a throwaway course and programmatic submissions."""
+import json
+import re
+import shutil
+import textwrap
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSIGNMENT = "ps1_perceptron"
+STUB = re.compile(r"^(?P<indent>[ \t]*)# YOUR CODE HERE\n(?P=indent)raise NotImplementedError\(\)[ \t]*$", re.M)
+REGION = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION\n(?P<body>.*?)^[ \t]*### END SOLUTION[ \t]*$", re.M | re.S)
+
+
+def make_course(tmp_path):
+    """Copy what a fresh clone of the course holds (source/, config) into ``tmp_path/course``."""
+    course = tmp_path / "course"
+    course.mkdir()
+    shutil.copytree(ROOT / "source", course / "source")
+    shutil.copy(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
+    return course
+
+
+def grade_id(cell):
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def reference_bodies():
+    """``{grade_id: body}`` of every solution region of the instructor's notebook (dedented)."""
+    nb = nbformat.read(ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    bodies = {}
+    for cell in nb.cells:
+        m = REGION.search(cell.source) if cell.cell_type == "code" else None
+        if m:
+            bodies[grade_id(cell)] = textwrap.dedent(m.group("body"))
+    return bodies
+
+
+def fill(released_nb, answers):
+    """A copy of the released notebook with the stubs of some solution cells replaced.
+
+    ``answers`` maps a solution cell's grade_id to the code that replaces its stub
+    (indented like the stub), or to ``("cell", source)`` to replace the whole cell.
+    """
+    nb = nbformat.from_dict(json.loads(json.dumps(released_nb)))
+    for cell in nb.cells:
+        gid = grade_id(cell)
+        if gid not in answers:
+            continue
+        answer = answers[gid]
+        if isinstance(answer, tuple):
+            cell.source = answer[1]
+            continue
+        m = STUB.search(cell.source)
+        assert m, f"no stub in cell {gid}"
+        body = textwrap.indent(textwrap.dedent(answer).strip("\n"), m.group("indent")) if m.group("indent") else textwrap.dedent(answer).strip("\n")
+        cell.source = cell.source[:m.start()] + body + cell.source[m.end():]
+    return nb
+
+
+def submit(course, student, nb=None, raw=None):
+    """Put a notebook (or raw file content) into ``submitted/<student>/<assignment>/``."""
+    folder = course / "submitted" / student / ASSIGNMENT
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{ASSIGNMENT}.ipynb"
+    if raw is not None:
+        path.write_text(raw)
+    else:
+        nbformat.write(nb, path)
+    return path

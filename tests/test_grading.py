@@ -1,0 +1,403 @@
+"""End-to-end grading of the Lecture 2 assignment, in a throwaway copy of the course.
+
+One autograde run grades a whole class of programmatic submissions — the reference
+solution, the untouched release, a partial one, one known-wrong answer per exercise,
+endless loops, a warning on stderr, a dying kernel, a broken file, deleted test cells,
+an answer that calls course_lib — with real nbgrader and real kernels, and every grade
+is checked. The real repository's submitted/, autograded/ and gradebook are never used.
+"""
+import csv
+import html
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from traitlets.config import Config
+
+from grading.autograde import autograde, release
+from grading.course import CourseError
+from grading.feedback import hidden_lines
+from grading.report import collect, grades
+from grading_helpers import (ASSIGNMENT, ROOT, fill, grade_id, make_course, reference_bodies,
+                             submit)
+
+SOURCE_NB = ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+RELEASE_NB = ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+POINTS = {"predict": 3, "pla": 4, "radius": 1, "margin": 1, "bound": 1, "pocket": 3,
+          "funtime1": 1, "funtime2": 1, "funtime3": 1, "funtime4": 1}
+TOTAL = sum(POINTS.values())
+TIMEOUT = 5  # seconds per cell in these tests (the course default is 10)
+
+REF = reference_bodies()
+
+PLA_WITHOUT_BIAS = """
+X = np.asarray(X, dtype=float)
+y = np.asarray(y, dtype=float)
+n = len(y)
+w = np.zeros(X.shape[1])
+n_updates, i, clean = 0, 0, 0
+while clean < n and n_updates < max_updates:
+    if (1.0 if X[i, 1:] @ w[1:] > 0 else -1.0) != y[i]:
+        w[1:] = w[1:] + y[i] * X[i, 1:]      # forgot x0: w0 never moves
+        n_updates += 1
+        clean = 0
+    else:
+        clean += 1
+    i = (i + 1) % n
+return w, n_updates
+"""
+
+POCKET_RETURNS_LAST = """
+X = np.asarray(X, dtype=float)
+y = np.asarray(y, dtype=float)
+w, i = np.zeros(X.shape[1]), 0
+for _ in range(max_updates):
+    wrong = np.flatnonzero(np.where(X @ w > 0, 1.0, -1.0) != y)
+    if wrong.size == 0:
+        break
+    after = wrong[wrong >= i]
+    j = int(after[0]) if after.size else int(wrong[0])
+    w = w + y[j] * X[j]
+    i = (j + 1) % len(y)
+return w                                      # the last weights, not the best
+"""
+
+RADIUS_WITHOUT_X0 = """
+X = np.asarray(X, dtype=float)[:, 1:]
+return float(np.sqrt(np.max(np.sum(X * X, axis=1))))
+"""
+
+PREDICT_HARD_CODED = """
+return np.array([1.0, -1.0, 1.0]) if np.any(np.asarray(w) != 0) else -np.ones(len(X))
+"""
+
+PLA_ENDLESS = """
+while True:
+    pass
+"""
+
+PLA_ENDLESS_SWALLOWS_INTERRUPT = """
+while True:
+    try:
+        while True:
+            pass
+    except KeyboardInterrupt:
+        pass
+"""
+
+PLA_CALLS_COURSE_LIB = """
+result = cl.pla(X, y, max_updates=max_updates)
+return result.w, result.n_updates
+"""
+
+PREDICT_WITH_WARNINGS = """
+import sys
+import warnings
+warnings.warn("predict: casting the inputs to float", RuntimeWarning)
+print("predict was called", file=sys.stderr)
+""" + REF["predict-solution"]
+
+PLA_KILLS_KERNEL = """
+import os
+os._exit(1)
+"""
+
+
+def answers(**changes):
+    """The reference answers with some cells changed (None: leave that stub untouched)."""
+    out = dict(REF)
+    for gid, code in changes.items():
+        gid = gid.replace("_", "-")
+        if code is None:
+            out.pop(gid)
+        else:
+            out[gid] = code
+    return out
+
+
+def lost(*exercises):
+    return TOTAL - sum(POINTS[e] for e in exercises)
+
+
+# student -> (answers, expected total, exercises that must score 0)
+CASES = {
+    "reference": (answers(), TOTAL, ()),
+    "partial": (answers(pla_solution=None, pocket_solution=None), lost("pla", "pocket"), ("pla", "pocket")),
+    "pla_without_bias": (answers(pla_solution=PLA_WITHOUT_BIAS), lost("pla"), ("pla",)),
+    "pocket_returns_last": (answers(pocket_solution=POCKET_RETURNS_LAST), lost("pocket"), ("pocket",)),
+    "radius_without_x0": (answers(radius_solution=RADIUS_WITHOUT_X0), lost("radius"), ("radius",)),
+    "funtime_off_by_one": (answers(funtime3_answer="answer_3 = 3"), lost("funtime3"), ("funtime3",)),
+    "predict_hard_coded": (answers(predict_solution=PREDICT_HARD_CODED), lost("predict"), ("predict",)),
+    "endless_loop": (answers(pla_solution=PLA_ENDLESS), lost("pla"), ("pla",)),
+    "endless_loop_swallows_interrupt": (answers(pla_solution=PLA_ENDLESS_SWALLOWS_INTERRUPT), lost("pla"), ("pla",)),
+    "warning_on_stderr": (answers(predict_solution=PREDICT_WITH_WARNINGS), TOTAL, ()),
+    "calls_course_lib": (answers(pla_solution=PLA_CALLS_COURSE_LIB), lost("pla"), ("pla",)),
+}
+UNGRADED = {"kernel_dies": "kernel died", "broken_json": "not valid JSON"}
+
+
+def _public_lines(nb):
+    """Lines of the instructor's notebook outside solution and hidden-test regions."""
+    public = set()
+    for c in nb.cells:
+        text = re.sub(r"### BEGIN (SOLUTION|HIDDEN TESTS).*?### END (SOLUTION|HIDDEN TESTS)", "", c.source, flags=re.S)
+        public |= {line.strip() for line in text.splitlines()}
+    return public
+
+
+def _released():
+    return nbformat.read(RELEASE_NB, as_version=4)
+
+
+def _tampered(nb):
+    """Delete the radius and one PLA test cell and gut the other PLA test cell."""
+    nb.cells = [c for c in nb.cells if grade_id(c) not in ("radius-longest-example-with-x0", "pla-stops-after-max-updates")]
+    for c in nb.cells:
+        if grade_id(c) == "pla-halts-with-no-training-mistake":
+            c.source = "pass"
+    return nb
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """A course copy with every kind of submission, released, autograded and exported once."""
+    course = make_course(tmp_path_factory.mktemp("grading"))
+    release(course, ASSIGNMENT)
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    for student, (ans, _, _) in CASES.items():
+        submit(course, student, fill(released, ans))
+    submit(course, "untouched", released)
+    submit(course, "kernel_dies", fill(released, answers(pla_solution=PLA_KILLS_KERNEL)))
+    submit(course, "broken_json", raw=nbformat.writes(fill(released, REF))[:-200])
+    submit(course, "deleted_test_cells_reference", _tampered(fill(released, REF)))
+    submit(course, "deleted_test_cells_wrong",
+           _tampered(fill(released, answers(pla_solution=PLA_WITHOUT_BIAS, radius_solution=RADIUS_WITHOUT_X0))))
+    overrides = Config()
+    overrides.Execute.timeout = TIMEOUT
+    start = time.monotonic()
+    status = autograde(course, ASSIGNMENT, overrides=overrides, echo=lambda *a: None)
+    elapsed = time.monotonic() - start
+    exercises, rows = collect(course, ASSIGNMENT)
+    return {"course": course, "status": status, "rows": {r["student"]: r for r in rows},
+            "exercises": exercises, "elapsed": elapsed}
+
+
+# -- the assignment and its release ---------------------------------------------------
+
+def test_points_per_exercise(graded):
+    assert graded["exercises"] == POINTS
+
+
+def test_release_is_up_to_date_with_source(tmp_path):
+    fresh = release(ROOT, ASSIGNMENT, dest=tmp_path)
+    want = json.loads((fresh / f"{ASSIGNMENT}.ipynb").read_text())
+    have = json.loads(RELEASE_NB.read_text())
+    assert have == want, "release/ is stale: run `make release` and commit release/"
+    committed = sorted(p.name for p in RELEASE_NB.parent.iterdir())
+    assert committed == sorted(p.name for p in fresh.iterdir())
+
+
+def test_release_has_no_solution_and_no_hidden_test():
+    text = RELEASE_NB.read_text()
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
+        assert marker not in text
+    released = "\n".join(c.source for c in _released().cells)
+    source = nbformat.read(SOURCE_NB, as_version=4)
+    secret = set()
+    for c in source.cells:
+        secret |= hidden_lines(c.source)
+    for body in REF.values():
+        secret |= {line.strip() for line in body.splitlines() if len(line.strip()) > 15}
+    public = _public_lines(source)
+    leaked = sorted(s for s in secret - public if len(s) > 15 and s in released)
+    assert not leaked, f"solution or hidden-test lines in release/: {leaked[:5]}"
+
+
+def test_every_exercise_has_signature_outside_and_a_visible_test():
+    nb = _released()
+    stubs = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+    for c in stubs:
+        if grade_id(c).endswith("-solution"):
+            assert re.search(r"^def \w+\(", c.source, re.M) and '"""' in c.source, grade_id(c)
+    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    for c in tests:
+        assert "assert" in c.source, f"{grade_id(c)} has no visible test"
+    assert {g.split("-")[0] for g in map(grade_id, tests)} == set(POINTS)
+
+
+def test_reference_test_cells_take_under_two_seconds():
+    from nbclient import NotebookClient
+    nb = nbformat.read(SOURCE_NB, as_version=4)
+    NotebookClient(nb, timeout=60, kernel_name="python3", record_timing=True).execute()
+    from datetime import datetime
+    slow = {}
+    for c in nb.cells:
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade"):
+            t = c.metadata["execution"]
+            took = (datetime.fromisoformat(t["shell.execute_reply"].rstrip("Z"))
+                    - datetime.fromisoformat(t["iopub.execute_input"].rstrip("Z"))).total_seconds()
+            if took > 2.0:
+                slow[grade_id(c)] = took
+    assert not slow, f"test cells slower than 2 s on the reference solution: {slow}"
+
+
+# -- grades ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("student", sorted(CASES))
+def test_grade(graded, student):
+    _, total, zero = CASES[student]
+    row = graded["rows"][student]
+    assert row["status"] == "graded", row["reason"]
+    assert row["score"] == total, f"{student}: {row['parts']}"
+    for ex, pts in POINTS.items():
+        assert row["parts"][ex] == (0 if ex in zero else pts), f"{student}: {ex} scored {row['parts'][ex]}"
+
+
+def test_untouched_release_scores_zero_on_every_test(graded):
+    row = graded["rows"]["untouched"]
+    assert row["status"] == "graded"
+    assert row["score"] == 0 and all(v == 0 for v in row["parts"].values()), row["parts"]
+
+
+def test_deleted_and_edited_test_cells_are_restored_and_graded(graded):
+    ok = graded["rows"]["deleted_test_cells_reference"]
+    assert ok["status"] == "graded" and ok["score"] == TOTAL, ok
+    bad = graded["rows"]["deleted_test_cells_wrong"]
+    assert bad["status"] == "graded" and bad["score"] == lost("pla", "radius"), bad["parts"]
+    nb = nbformat.read(graded["course"] / "autograded" / "deleted_test_cells_wrong" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
+    ids = [grade_id(c) for c in nb.cells]
+    assert "radius-longest-example-with-x0" in ids and "pla-stops-after-max-updates" in ids
+
+
+@pytest.mark.parametrize("student", sorted(UNGRADED))
+def test_failed_submissions_are_ungraded_not_zero(graded, student):
+    row = graded["rows"][student]
+    assert row["status"] == "ungraded" and row["score"] is None
+    assert UNGRADED[student] in row["reason"], row["reason"]
+
+
+def test_grades_csv_and_summary(graded):
+    course = graded["course"]
+    lines = []
+    out = grades(course, ASSIGNMENT, out="grades.csv", echo=lines.append)
+    rows = {r["student_id"]: r for r in csv.DictReader(out.open())}
+    assert rows["reference"]["status"] == "graded" and rows["reference"]["score"] == str(TOTAL)
+    assert rows["untouched"]["score"] == "0"
+    for student in UNGRADED:
+        assert rows[student]["status"] == "ungraded" and rows[student]["score"] == ""
+        assert rows[student]["pla (/4)"] == "" and rows[student]["reason"]
+    summary = "\n".join(lines)
+    graded_rows = [r for r in graded["rows"].values() if r["status"] == "graded"]
+    full_pla = sum(r["parts"]["pla"] == 4 for r in graded_rows)
+    assert re.search(rf"^pla\s+4\s+[\d.]+\s+{full_pla}\s", summary, re.M), summary
+    for student in UNGRADED:
+        assert re.search(rf"^  {student}: .+", summary, re.M), summary
+
+
+# -- feedback -------------------------------------------------------------------------
+
+def _text(path):
+    return html.unescape(re.sub(r"<[^>]+>", "", path.read_text()))
+
+
+def test_feedback_shows_no_hidden_test(graded):
+    from grading.feedback import feedback
+    course = graded["course"]
+    feedback(course, ASSIGNMENT, echo=lambda *a: None)
+    source = nbformat.read(SOURCE_NB, as_version=4)
+    secret = set()
+    for c in source.cells:
+        secret |= hidden_lines(c.source)
+    secret = {s for s in secret - _public_lines(source) if len(s) > 15} | {"BEGIN HIDDEN TESTS", "END HIDDEN TESTS"}
+    pages = sorted((course / "feedback").glob(f"*/{ASSIGNMENT}/{ASSIGNMENT}.html"))
+    graded_students = sorted(s for s, r in graded["rows"].items() if r["status"] == "graded")
+    assert [p.parents[1].name for p in pages] == graded_students
+    for page in pages:
+        text = _text(page)
+        shown = sorted(s for s in secret if s in text)
+        assert not shown, f"{page.parents[1].name}: hidden-test lines in feedback: {shown[:3]}"
+    # hidden tests failed for these, and the feedback says why in words
+    assert "on random data" in _text(course / "feedback" / "predict_hard_coded" / ASSIGNMENT / f"{ASSIGNMENT}.html")
+    assert "course_lib.pla" in _text(course / "feedback" / "calls_course_lib" / ASSIGNMENT / f"{ASSIGNMENT}.html")
+    assert "did not finish within" in _text(
+        course / "feedback" / "endless_loop_swallows_interrupt" / ASSIGNMENT / f"{ASSIGNMENT}.html")
+
+
+# -- re-runs and bad input --------------------------------------------------------------
+
+def test_rerun_leaves_no_stale_score(tmp_path):
+    course = make_course(tmp_path)
+    release(course, ASSIGNMENT)
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    submit(course, "alice", fill(released, REF))
+    submit(course, "bob", fill(released, REF))
+    quiet = dict(overrides=Config({"Execute": {"timeout": TIMEOUT}}), echo=lambda *a: None)
+    autograde(course, ASSIGNMENT, **quiet)
+    _, rows = collect(course, ASSIGNMENT)
+    assert [r["score"] for r in rows] == [TOTAL, TOTAL]
+    submit(course, "alice", raw="{ not json")                       # alice resubmits a broken file
+    submit(course, "bob", fill(released, answers(radius_solution=RADIUS_WITHOUT_X0)))
+    autograde(course, ASSIGNMENT, **quiet)
+    _, rows = collect(course, ASSIGNMENT)
+    by = {r["student"]: r for r in rows}
+    assert by["alice"]["status"] == "ungraded" and by["alice"]["score"] is None
+    assert by["bob"]["score"] == lost("radius")
+    assert not (course / "autograded" / "alice" / ASSIGNMENT).exists()
+
+
+def test_autograde_without_submissions_says_what_it_expected(tmp_path):
+    course = make_course(tmp_path)
+    with pytest.raises(CourseError, match=r"no submissions of 'ps1_perceptron'.*submitted/<student>/ps1_perceptron"):
+        autograde(course, ASSIGNMENT)
+    with pytest.raises(CourseError, match=r"unknown assignment 'ps9'.*expected one of ps1_perceptron"):
+        autograde(course, "ps9")
+    cli = subprocess.run([sys.executable, "-m", "grading", "--course", str(course), "autograde", "ps9"],
+                         capture_output=True, text=True)
+    assert cli.returncode == 2 and "unknown assignment 'ps9'" in cli.stderr
+
+
+# -- the students' self-check and the Validate button -----------------------------------
+
+def _check(path, cwd):
+    return subprocess.run([sys.executable, "-m", "grading", "check", str(path), "--timeout", str(TIMEOUT)],
+                          capture_output=True, text=True, cwd=cwd)
+
+
+def test_self_check_exit_status(graded):
+    course = graded["course"]
+    sub = course / "submitted"
+    untouched = _check(sub / "untouched" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", course)
+    assert untouched.returncode == 1 and "VALIDATION FAILED" in untouched.stdout
+    wrong = _check(sub / "radius_without_x0" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", course)
+    assert wrong.returncode == 1 and "sqrt(1 + 9 + 16)" in wrong.stdout
+    for student in ("reference", "warning_on_stderr"):
+        ok = _check(sub / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", course)
+        assert ok.returncode == 0, ok.stdout[-2000:]
+
+
+def test_lab_validate_button_uses_the_course_configuration(graded, monkeypatch):
+    """The Validate button's server handler loads nbgrader_config.py from the lab's working directory."""
+    from jupyter_core.paths import jupyter_config_path
+    from nbgrader.apps import NbGrader
+    from nbgrader.validator import Validator
+    course = graded["course"]
+    monkeypatch.chdir(course)
+    app = NbGrader()                                   # what ValidateAssignmentHandler.load_config does
+    app.config_file_paths.append([str(course)] + jupyter_config_path())
+    app.load_config_file()
+    assert app.config.Execute.timeout == 10
+    sub = course / "submitted"
+    result = Validator(config=app.config).validate(str(sub / "warning_on_stderr" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"))
+    assert not result.get("failed"), result
+    result = Validator(config=app.config).validate(str(sub / "untouched" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"))
+    assert result.get("failed")
+
+
+def test_grading_run_time(graded):
+    # 19 submissions, two of them stopped by the timeout: well under two minutes
+    assert graded["elapsed"] < 150, graded["elapsed"]

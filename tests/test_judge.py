@@ -1,0 +1,172 @@
+"""The judge: only plain data cross from the student's process, and no student code runs here."""
+import base64
+import json
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from grading import worker as worker_module
+from grading.checks import reference_calls_in_source, refuse_reference
+from grading.judge import (CallTimeout, KernelDied, Opaque, Proxy, Session, StudentError, Worker, decode, encode,
+                           run_test_cell, student_names)
+from grading.sandbox import Sandbox
+
+# -- plain data --------------------------------------------------------------------------
+
+arrays = hnp.arrays(dtype=st.sampled_from([np.float64, np.int64, np.bool_]),
+                    shape=hnp.array_shapes(min_dims=0, max_dims=3, max_side=5))
+plain = st.recursive(st.none() | st.booleans() | st.integers(-2**60, 2**60) | st.floats(allow_nan=False)
+                     | st.text(max_size=10) | arrays,
+                     lambda inner: st.lists(inner, max_size=4), max_leaves=10)
+
+
+def _same(a, b):
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.shape == b.shape and np.array_equal(a, b) and a.dtype == b.dtype
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b and type(a) is type(b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(plain)
+def test_what_the_worker_sends_is_rebuilt_exactly(value):
+    # the worker's encoder, through JSON, into the judge's decoder
+    wire = json.loads(json.dumps(worker_module._encode(value)))
+    assert _same(value, decode(wire))
+
+
+@settings(max_examples=60, deadline=None)
+@given(plain)
+def test_what_the_judge_sends_is_rebuilt_exactly(value):
+    wire = json.loads(json.dumps(encode(value)))
+    assert _same(value, worker_module._decode(wire))
+
+
+def test_tuples_reach_the_student_as_tuples():
+    assert worker_module._decode(encode((1, [2.0]))) == (1, [2.0])
+
+
+@pytest.mark.parametrize("bad", [
+    {"__ndarray__": base64.b64encode(b"\x00" * 8).decode(), "dtype": "|O", "shape": [1]},
+    {"__ndarray__": base64.b64encode(b"\x00" * 8).decode(), "dtype": "<f8", "shape": [3]},
+    {"__ndarray__": "not base64!", "dtype": "<f8", "shape": [1]},
+    {"__ndarray__": "", "dtype": "<f8", "shape": "x"},
+])
+def test_malformed_arrays_are_refused(bad):
+    with pytest.raises(ValueError):
+        decode(bad)
+
+
+def test_rigged_objects_become_plain_numbers():
+    class Always(int):
+        def __eq__(self, other):
+            return True
+
+    class Rigged(np.ndarray):
+        def __eq__(self, other):
+            return True
+
+    got = decode(json.loads(json.dumps(worker_module._encode([Always(3), np.zeros(2).view(Rigged)]))))
+    assert type(got[0]) is int and got[0] == 3 and not (got[0] == 4)
+    assert type(got[1]) is np.ndarray and not np.array_equal(got[1], [1.0, 1.0])
+
+
+def test_objects_that_are_not_data_are_refused_by_the_worker():
+    with pytest.raises(TypeError, match="generator"):
+        worker_module._encode((x for x in range(3)))
+
+
+# -- which names a test takes from the submission -----------------------------------------
+
+def test_student_names_are_the_free_names_of_a_test():
+    source = ("import numpy as np\nX = np.ones((2, 3))\nfor i in range(2):\n    assert predict(w, X)[i] == i\n"
+              "assert all(v for v in [answer_1])\ntry:\n    pla\nexcept NameError as e:\n    print(e)")
+    assert student_names(source, known={"w"}) == {"predict", "answer_1", "pla"}
+
+
+# -- a real worker in the sandbox -----------------------------------------------------------
+
+@pytest.fixture
+def session(tmp_path):
+    s = Session(tmp_path, sandbox=Sandbox(), replay_timeout=30)
+    s.start()
+    yield s
+    s.close()
+
+
+def _test(session, source, timeout=5):
+    return run_test_cell(session, source, setup_namespace={"__builtins__": __builtins__}, timeout=timeout)
+
+
+def test_a_test_sees_only_plain_data_whatever_the_student_patches(session):
+    session.exec_cell(0, "import numpy as np\nimport numpy.testing as npt\nimport builtins\n"
+                         "npt.assert_allclose = lambda *a, **k: None\nbuiltins.abs = lambda x: 0\n"
+                         "class Always(float):\n    def __eq__(self, o): return True\n"
+                         "def radius(X):\n    return Always(0.0)\nanswer = Always(2.0)", 5)
+    _, err = _test(session, "import numpy.testing as npt\nnpt.assert_allclose(radius([[3.0, 4.0]]), 5.0)")
+    assert err and err["ename"] == "AssertionError"
+    _, err = _test(session, "assert abs(radius([[3.0, 4.0]]) - 5.0) < 1e-9")
+    assert err and err["ename"] == "AssertionError"
+    _, err = _test(session, "assert answer == 2.0 and not (answer == 3.0) and type(answer) is float")
+    assert err is None
+
+
+def test_student_errors_are_reported_with_their_message(session):
+    session.exec_cell(0, "def f(x):\n    raise ValueError('x must be positive')", 5)
+    _, err = _test(session, "f(1)")
+    assert err["ename"] == "StudentCodeError" and "ValueError: x must be positive" in err["evalue"]
+
+
+def test_a_missing_name_is_a_name_error_in_the_test(session):
+    _, err = _test(session, "pla([[1.0]], [1.0])")
+    assert err["ename"] == "NameError"
+
+
+def test_an_endless_call_is_stopped_and_the_definitions_are_restored(session):
+    session.exec_cell(0, "def ok():\n    return 41 + 1", 5)
+    session.exec_cell(1, "def stuck():\n    while True:\n        try:\n            pass\n"
+                         "        except KeyboardInterrupt:\n            pass", 5)
+    start = time.monotonic()
+    _, err = _test(session, "stuck()", timeout=2)
+    assert err["ename"] == "CellTimeoutError" and time.monotonic() - start < 15
+    _, err = _test(session, "assert ok() == 42")
+    assert err is None
+
+
+def test_a_dying_process_makes_the_submission_ungraded(session):
+    session.exec_cell(0, "import os\ndef die():\n    os._exit(3)", 5)
+    with pytest.raises(KernelDied, match="died"):
+        _test(session, "die()")
+
+
+def test_opaque_values_fail_clearly():
+    thing = Opaque("model", "an object of type Model")
+    with pytest.raises(AssertionError, match="model is an object of type Model"):
+        float(thing)
+
+
+def test_proxies_carry_the_submission_code_for_static_checks(session):
+    session.exec_cell(0, "import course_lib as cl", 5)
+    session.exec_cell(1, "def pla(X, y, max_updates=100):\n    r = cl.pla(X, y, max_updates=max_updates)\n"
+                         "    return r.w, r.n_updates", 5)
+    with pytest.raises(AssertionError, match="course_lib.pla"):
+        refuse_reference(Proxy("pla", session), "pla", forbidden=("pla",))
+
+
+@pytest.mark.parametrize("code, found", [
+    (["import course_lib as cl", "def pla(X, y):\n    return cl.pla(X, y)"], ["pla"]),
+    (["import course_lib.perceptron as P", "def pla(X, y):\n    return P.pla(X, y)"], ["pla"]),
+    (["from course_lib import pla as helper", "def pla(X, y):\n    return helper(X, y)"], ["pla"]),
+    (["import course_lib as cl", "f = cl.pocket", "def pla(X, y):\n    return g(X)", "def g(X):\n    return f(X)"],
+     ["pocket"]),
+    (["import course_lib as cl", "def pla(X, y):\n    return getattr(cl, 'pla')(X, y)"], ["pla"]),
+    (["import course_lib as cl", "def pla(X, y):\n    return cl.add_bias(X)"], []),
+    (["import course_lib as cl", "def other(X):\n    return cl.pla(X)", "def pla(X, y):\n    return X"], []),
+])
+def test_reference_calls_are_found_in_the_source(code, found):
+    assert reference_calls_in_source(code, "pla", ["pla", "pocket"]) == found

@@ -1,0 +1,142 @@
+"""The sandbox really confines a process: files, network, memory, processes, user.
+
+These tests start real sandboxed Python processes (bubblewrap). Where the sandbox cannot
+start they fail with the reason: grading depends on it.
+"""
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from grading.sandbox import Limits, Sandbox, SandboxError, sandbox_mode
+
+pytestmark = pytest.mark.skipif(sandbox_mode() == "off", reason="GRADING_SANDBOX=off")
+
+
+@pytest.fixture(scope="module")
+def box():
+    sandbox = Sandbox(limits=Limits(memory_bytes=2 * 1024**3, processes=32))
+    sandbox.check()            # fails the tests with the reason when bubblewrap cannot run
+    return sandbox
+
+
+def run(box, workdir, code, timeout=60):
+    workdir.mkdir(exist_ok=True)
+    box.prepare_workdir(workdir)
+    argv = box.command([sys.executable, "-I", "-c", textwrap.dedent(code)], workdir=workdir)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, preexec_fn=box.preexec())
+
+
+def test_sees_python_and_course_lib_but_not_the_course(box, tmp_path):
+    secret = tmp_path / "course" / "source"
+    secret.mkdir(parents=True)
+    (secret / "solution.ipynb").write_text("the reference solution")
+    out = run(box, tmp_path / "work", f"""
+        import os, course_lib, numpy
+        print(os.path.exists({str(secret)!r}), os.path.exists({str(tmp_path / 'course')!r}))
+        print(os.path.exists(os.path.expanduser('~root/.bashrc')), os.path.exists('/etc/shadow'))
+        print(os.path.isdir('/home'))
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False", "False", "False", "False"]
+
+
+def test_writes_only_its_own_folder(box, tmp_path):
+    outside = tmp_path / "outside.txt"
+    out = run(box, tmp_path / "work", f"""
+        import os
+        open('mine.txt', 'w').write('ok')
+        open('/tmp/scratch.txt', 'w').write('ok')
+        for target in ({str(outside)!r}, {os.path.dirname(sys.executable) + '/evil'!r}, '/usr/evil'):
+            try:
+                open(target, 'w').write('x')
+                print('wrote', target)
+            except OSError as exc:
+                print('refused', type(exc).__name__)
+    """)
+    assert out.returncode == 0, out.stderr
+    assert "wrote" not in out.stdout and out.stdout.count("refused") == 3
+    assert (tmp_path / "work" / "mine.txt").read_text() == "ok"
+    assert not outside.exists()
+
+
+def test_has_no_network(box, tmp_path):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    try:
+        out = run(box, tmp_path / "work", f"""
+            import socket
+            try:
+                socket.create_connection(('127.0.0.1', {port}), timeout=2)
+                print('connected')
+            except OSError as exc:
+                print('refused', exc.errno)
+            print(sorted(n for _, n in socket.if_nameindex()))
+        """)
+    finally:
+        server.close()
+    assert out.returncode == 0, out.stderr
+    assert "connected" not in out.stdout
+    assert "['lo']" in out.stdout
+
+
+def test_memory_is_bounded(box, tmp_path):
+    out = run(box, tmp_path / "work", """
+        try:
+            hog = bytearray(8 * 1024**3)
+            print('allocated')
+        except MemoryError:
+            print('MemoryError')
+    """)
+    assert out.stdout.strip() == "MemoryError", out.stderr
+
+
+def test_processes_are_bounded_and_all_killed(box, tmp_path):
+    out = run(box, tmp_path / "work", """
+        import os, time
+        children, refused = 0, 0
+        for _ in range(200):
+            try:
+                pid = os.fork()
+            except OSError:
+                refused += 1
+                break
+            if pid == 0:
+                time.sleep(600)
+                os._exit(0)
+            children += 1
+        print(children, refused)
+    """)
+    children, refused = map(int, out.stdout.split())
+    assert refused == 1 and children < 64
+    assert not any("time.sleep(600)" in line for line in
+                   subprocess.run(["ps", "-eo", "args="], capture_output=True, text=True).stdout.splitlines())
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only a grader running as root drops to the user 'nobody'")
+def test_runs_as_an_unprivileged_user_without_capabilities(box, tmp_path):
+    out = run(box, tmp_path / "work", """
+        import os
+        print(os.getuid(), os.geteuid())
+        print(open('/proc/self/status').read().split('CapEff:')[1].split()[0])
+    """)
+    uid, euid, caps = out.stdout.split()
+    assert uid == euid != "0"
+    assert int(caps, 16) == 0
+
+
+def test_a_missing_bwrap_is_refused_with_instructions(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(SandboxError, match=r"apt-get install bubblewrap.*GRADING_SANDBOX=off"):
+        Sandbox().check()
+
+
+def test_unknown_mode_is_refused(monkeypatch):
+    monkeypatch.setenv("GRADING_SANDBOX", "maybe")
+    with pytest.raises(SandboxError, match="GRADING_SANDBOX='maybe'"):
+        sandbox_mode()

@@ -6,6 +6,7 @@ Commands (run from the course directory, or pass ``--course``):
   autograde ASSIGNMENT            grade every submission in submitted/
   feedback  ASSIGNMENT            HTML feedback into feedback/ (hidden tests removed)
   grades    ASSIGNMENT [--out F]  grades CSV plus a per-exercise summary
+  audit     ASSIGNMENT            list code in the submissions that looks like tampering
   check     NOTEBOOK...           run a notebook's visible tests; exit 1 if one fails
 """
 import argparse
@@ -19,7 +20,7 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--course", default=".", help="the course directory (default: the current directory)")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("release", "autograde", "feedback", "grades"):
+    for name in ("release", "autograde", "feedback", "grades", "audit"):
         p = sub.add_parser(name)
         p.add_argument("assignment")
         if name == "grades":
@@ -49,6 +50,9 @@ def main(argv=None):
         elif args.command == "grades":
             from .report import grades
             grades(args.course, args.assignment, out=args.out)
+        elif args.command == "audit":
+            from .audit import audit
+            audit(args.course, args.assignment)
         elif args.command == "check":
             from .validate import check
             return check(args.notebooks, timeout=args.timeout)

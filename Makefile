@@ -21,6 +21,7 @@ lab: setup  ## set up, then start JupyterLab on the course
 	$(BIN)/jupyter lab --notebook-dir="$(CURDIR)" --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG) $(LAB_ARGS)
 
 test: setup  ## set up, then run every test (unit, notebooks, grading)
+	@sh scripts/system-deps.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test-fast: setup  ## tests/ and docstring examples only (no notebook runs)
@@ -36,15 +37,16 @@ clean:  ## remove the virtual environment and caches
 	rm -rf $(VENV) .pytest_cache .hypothesis
 
 # --- Instructors (nbgrader) ---------------------------------------------------------
-# The course directory is this folder (nbgrader_config.py). See docs/instructors.md.
+# The course directory is this folder (nbgrader_config.py). See "For instructors" in README.md.
 ASSIGNMENT ?= ps1_perceptron
 GRADING    := $(BIN)/python -m grading
-.PHONY: release autograde feedback grades check
+.PHONY: release autograde feedback grades audit check
 
 release: setup  ## instructors: student version of ASSIGNMENT into release/ (nbgrader generate_assignment)
 	$(GRADING) release $(ASSIGNMENT)
 
-autograde: setup  ## instructors: grade every submission in submitted/*/ASSIGNMENT/
+autograde: setup  ## instructors: grade every submission in submitted/*/ASSIGNMENT/ (sandboxed)
+	@sh scripts/system-deps.sh
 	$(GRADING) autograde $(ASSIGNMENT)
 
 feedback: setup  ## instructors: HTML feedback into feedback/ (no hidden tests shown)
@@ -52,6 +54,9 @@ feedback: setup  ## instructors: HTML feedback into feedback/ (no hidden tests s
 
 grades: setup  ## instructors: grades.csv plus a per-exercise summary and the ungraded list
 	$(GRADING) grades $(ASSIGNMENT)
+
+audit: setup  ## instructors: list code in the submissions that looks like tampering (grades unchanged)
+	$(GRADING) audit $(ASSIGNMENT)
 
 # --- Students ---------------------------------------------------------------------
 check: setup  ## students: run the visible tests of NB=path/to/notebook.ipynb (fails if one fails)

@@ -13,7 +13,7 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "release"
 
-# --- Grading (see docs/instructors.md) ---------------------------------------------
+# --- Grading (see "For instructors" in README.md) ----------------------------------
 # A cell may run this many seconds before it is stopped; it then earns 0 points and the
 # rest of the notebook is still graded (make autograde, make check, the Validate button).
 c.Execute.timeout = 10

@@ -311,7 +311,14 @@ def poly_transform(X, *, degree=2):
     """
     X = check_matrix(X, "X")
     powers = poly_powers(X.shape[1], degree)
-    return np.prod(X[:, None, :] ** powers[None, :, :], axis=2)
+    table = np.empty((powers.max() + 1,) + X.shape)       # table[e] = X ** e, by repeated products
+    table[0] = 1.0
+    for e in range(1, table.shape[0]):
+        table[e] = table[e - 1] * X
+    Z = np.ones((X.shape[0], powers.shape[0]))
+    for i in range(X.shape[1]):
+        Z *= table[powers[:, i], :, i].T
+    return Z
 
 
 def circle_target(X, *, radius_squared=0.6):

@@ -8,7 +8,24 @@ Importing course_lib changes no global state: no matplotlib style, no random see
 """
 import importlib
 
-from . import data, digits, hoeffding, perceptron, theory
+from . import data, digits, hoeffding, perceptron, regression, theory
+from .regression import (
+    circle_target,
+    cross_entropy_error,
+    cross_entropy_gradient,
+    hat_matrix,
+    linear_classifier,
+    linear_regression,
+    logistic_regression,
+    logistic_sgd_epoch,
+    logistic_sgd_runs,
+    make_circle_data,
+    poly_transform,
+    predict_probability,
+    pseudo_inverse,
+    squared_error,
+    theta,
+)
 from .digits import intensity, load_features, load_sklearn_digits, load_usps, one_vs_all, one_vs_one, symmetry
 from .data import (
     load_labeled_points,
@@ -59,4 +76,10 @@ __all__ = [
     "perceptron_dual", "predict",
     "bias_form_bound", "check_novikoff", "margin", "novikoff_bound", "radius",
     "digits", "intensity", "symmetry", "load_sklearn_digits", "load_usps", "load_features", "one_vs_one", "one_vs_all",
+]
+__all__ += [
+    "regression", "linear_regression", "pseudo_inverse", "hat_matrix", "squared_error", "linear_classifier",
+    "poly_transform", "circle_target", "make_circle_data", "theta", "predict_probability",
+    "cross_entropy_error", "cross_entropy_gradient", "logistic_regression", "logistic_sgd_epoch",
+    "logistic_sgd_runs",
 ]

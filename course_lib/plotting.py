@@ -542,3 +542,285 @@ def plot_digit_boundaries(X, y, weights, *, names=("1", "5"), ax=None, limits=No
 
 
 __all__ += ["plot_digits", "plot_digit_features", "plot_digit_boundaries"]
+
+
+# --- Linear and logistic regression -----------------------------------------------------
+
+def _raw_inputs(X, w):
+    """Raw inputs of X (dropping a leading x0 = 1 column when w says it is there) and w checked."""
+    X = check_matrix(X, "X")
+    w = check_vector(w, "w")
+    if w.shape[0] == X.shape[1] and np.all(X[:, 0] == 1):
+        X = X[:, 1:]
+    if w.shape[0] != X.shape[1] + 1:
+        raise ValueError(f"w must have one weight per input plus w0; got {w.shape[0]} weights for inputs of shape {X.shape}")
+    return X, w
+
+
+def plot_regression_fit(X, y, w, *, ax=None, residuals=True):
+    """Data, the fitted line (1 input) or plane (2 inputs), and the residuals y_n - w^T x_n.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, d) or (N, d + 1) with x0 = 1 first, d = 1 or 2
+    y : array-like of shape (N,)
+        Real targets.
+    w : array-like of shape (d + 1,)
+        The fitted weights.
+    ax : matplotlib Axes or None
+        For d = 2 it must be a 3-D axes (``projection="3d"``); None makes one.
+    residuals : bool, default=True
+        Draw each residual as a vertical segment from the point to the fit.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_regression_fit([[0.0], [1.0], [2.0]], [0.1, 0.9, 2.1], [0.0, 1.0])
+    >>> len(ax.lines), len(ax.collections)
+    (1, 2)
+    """
+    P, w = _raw_inputs(X, w)
+    y = check_vector(y, "y", length=P.shape[0])
+    fit = w[0] + P @ w[1:]
+    if P.shape[1] == 1:
+        from matplotlib.collections import LineCollection
+
+        ax = _axes(ax, figsize=(5.5, 3.8))
+        x = P[:, 0]
+        if residuals:
+            segs = np.stack([np.column_stack([x, y]), np.column_stack([x, fit])], axis=1)
+            ax.add_collection(LineCollection(segs, colors="tab:red", linewidths=1, alpha=0.7, label="residual"))
+        ax.scatter(x, y, s=18, color="black", zorder=3, label="data $(x_n, y_n)$")
+        xs = np.linspace(x.min(), x.max(), 2)
+        ax.plot(xs, w[0] + w[1] * xs, color=POSITIVE_COLOR, linewidth=2, label="fit $w^T x$")
+        ax.set_xlabel("$x$")
+        ax.set_ylabel("$y$")
+        ax.legend(fontsize=8)
+        return ax
+    if P.shape[1] != 2:
+        raise ValueError(f"plot_regression_fit draws 1 or 2 inputs; got {P.shape[1]}")
+    if ax is None:
+        fig = plt.figure(figsize=(6, 4.8))
+        ax = fig.add_subplot(projection="3d")
+    elif getattr(ax, "name", "") != "3d":
+        raise ValueError("ax must be a 3-D axes (projection='3d') for two inputs")
+    g1, g2 = np.meshgrid(np.linspace(P[:, 0].min(), P[:, 0].max(), 10),
+                         np.linspace(P[:, 1].min(), P[:, 1].max(), 10))
+    ax.plot_surface(g1, g2, w[0] + w[1] * g1 + w[2] * g2, color=POSITIVE_COLOR, alpha=0.25, linewidth=0)
+    if residuals:
+        for (a, b), t, f in zip(P, y, fit):
+            ax.plot([a, a], [b, b], [t, f], color="tab:red", linewidth=1, alpha=0.7)
+    ax.scatter(P[:, 0], P[:, 1], y, s=14, color="black", depthshade=False)
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    ax.set_zlabel("$y$")
+    return ax
+
+
+def plot_logistic(*, ax=None, limit=6.0):
+    """The logistic function theta(s) beside the hard threshold it softens.
+
+    The hard threshold is drawn on the same 0..1 scale, as (1 + sign(s)) / 2.
+
+    Examples
+    --------
+    >>> ax = plot_logistic()
+    >>> len(ax.lines)
+    3
+    """
+    from .regression import theta
+
+    ax = _axes(ax, figsize=(5.5, 3.5))
+    s = np.linspace(-limit, limit, 401)
+    ax.plot(s, np.where(s > 0, 1.0, 0.0), color="tab:grey", linestyle="--", linewidth=1.5,
+            label="hard threshold $(1 + \\mathrm{sign}(s))/2$")
+    ax.plot(s, theta(s), color=POSITIVE_COLOR, linewidth=2.2, label=r"$\theta(s) = e^s / (1 + e^s)$")
+    ax.axhline(0.5, color="black", linewidth=0.6, linestyle=":")
+    ax.set_xlabel("signal $s = w^T x$")
+    ax.set_ylabel("output")
+    ax.set_ylim(-0.05, 1.05)
+    ax.legend(fontsize=8, loc="upper left")
+    return ax
+
+
+def plot_learning_curves(curves, *, ax=None, log=False, ylabel="$E_{in}$"):
+    """E_in against epoch for several runs, e.g. ``{"GD": fit_gd.ein, "SGD": fit_sgd.ein}``.
+
+    Parameters
+    ----------
+    curves : dict of str to array-like
+        Legend text to the errors after each epoch (entry 0: before the first epoch).
+    ax : matplotlib Axes or None
+    log : bool, default=False
+        Logarithmic epoch axis (long runs).
+    ylabel : str
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_learning_curves({"GD": [0.69, 0.5, 0.4], "SGD": [0.69, 0.45, 0.41]})
+    >>> len(ax.lines)
+    2
+    """
+    if not isinstance(curves, dict) or not curves:
+        raise ValueError(f"curves must be a non-empty dict of label -> errors per epoch; got {type(curves).__name__}")
+    ax = _axes(ax, figsize=(6, 3.5))
+    for label, values in curves.items():
+        values = check_vector(values, f"curves[{label!r}]")
+        epochs = np.arange(len(values))
+        if log:
+            epochs = epochs + 1          # epoch 0 would vanish on a log axis: count from 1
+        ax.plot(epochs, values, linewidth=1.6, label=label)
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlabel("epoch" + (" + 1" if log else ""))
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_probability_map(X, y, w, *, transform=None, ax=None, names=("+1", "-1"), limits=None,
+                         xlabel="$x_1$", ylabel="$x_2$"):
+    """Logistic regression's probability theta(w^T z) that y = +1, shaded over the plane.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2) (raw inputs) or (N, 3) with x0 = 1 first
+    y : array-like of shape (N,), labels +1 / -1
+    w : array-like
+        Weights for ``transform(x)`` (or for (1, x1, x2) when ``transform`` is None).
+    transform : callable or None
+        Maps raw points of shape (M, 2) to the features the weights act on, e.g.
+        ``course_lib.poly_transform``.
+    ax : matplotlib Axes or None
+    names : (str, str)
+        What +1 and -1 stand for.
+    limits : ((xmin, xmax), (ymin, ymax)) or None
+        The data's range with a margin when None.
+    xlabel, ylabel : str
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_probability_map([[0.2, 0.1], [-0.3, -0.5]], [1, -1], [0.0, 2.0, 1.0])
+    >>> ax.get_xlabel()
+    '$x_1$'
+    """
+    from .regression import theta
+
+    P = _points_2d(X)
+    y = check_labels(y, "y", n_samples=P.shape[0])
+    w = check_vector(w, "w")
+    lim = _feature_limits(P, limits)
+    ax = _axes(ax, figsize=(5.8, 4.4))
+    gx, gy = np.meshgrid(np.linspace(*lim[0], 200), np.linspace(*lim[1], 200))
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    Z = np.column_stack([np.ones(len(grid)), grid]) if transform is None else np.asarray(transform(grid), dtype=float)
+    if Z.ndim != 2 or Z.shape[1] != w.shape[0]:
+        raise ValueError(f"w has {w.shape[0]} weights but the features have shape {Z.shape}")
+    prob = theta(Z @ w).reshape(gx.shape)
+    filled = ax.contourf(gx, gy, prob, levels=np.linspace(0, 1, 11), cmap="RdBu", alpha=0.55, zorder=0)
+    ax.contour(gx, gy, prob, levels=[0.5], colors="black", linewidths=1.5, zorder=1)
+    ax.figure.colorbar(filled, ax=ax, label=f"P(y = +1 | x): probability of {names[0]}")
+    pos, neg = y > 0, y < 0
+    ax.scatter(P[pos, 0], P[pos, 1], marker="o", facecolors="none", edgecolors=POSITIVE_COLOR, linewidths=1,
+               s=18, label=names[0], zorder=3)
+    ax.scatter(P[neg, 0], P[neg, 1], marker="x", color=NEGATIVE_COLOR, linewidths=1, s=18, label=names[1], zorder=3)
+    ax.set_xlim(lim[0])
+    ax.set_ylim(lim[1])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(loc="best", fontsize=8)
+    return ax
+
+
+def plot_probability_histogram(prob, y, *, ax=None, names=("+1", "-1"), bins=20):
+    """Histograms of the predicted probabilities P(y = +1 | x), one per true class.
+
+    A good probabilistic classifier pushes the +1 examples towards 1 and the -1
+    examples towards 0; examples near 1/2 are the ones it is unsure about.
+
+    Parameters
+    ----------
+    prob : array-like of shape (N,)
+        Predicted probabilities in [0, 1].
+    y : array-like of shape (N,), labels +1 / -1
+    ax : matplotlib Axes or None
+    names : (str, str)
+    bins : int
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_probability_histogram([0.9, 0.8, 0.2, 0.4], [1, 1, -1, -1])
+    >>> len(ax.patches)              # 20 bars per class
+    40
+    """
+    prob = check_vector(prob, "prob")
+    if np.any((prob < 0) | (prob > 1)):
+        raise ValueError("prob must hold probabilities in [0, 1]")
+    y = check_labels(y, "y", n_samples=prob.shape[0])
+    ax = _axes(ax, figsize=(6, 3.4))
+    edges = np.linspace(0, 1, bins + 1)
+    ax.hist(prob[y > 0], bins=edges, color=POSITIVE_COLOR, alpha=0.6, label=f"true {names[0]}")
+    ax.hist(prob[y < 0], bins=edges, color=NEGATIVE_COLOR, alpha=0.6, label=f"true {names[1]}")
+    ax.axvline(0.5, color="black", linewidth=1, linestyle=":")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel(f"predicted probability of {names[0]}")
+    ax.set_ylabel("number of examples")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_decision_curve(w, *, transform=None, ax=None, color="black", linestyle="-", label=None):
+    """The curve w^T z(x) = 0 in the plane, for weights on transformed features z = transform(x).
+
+    With ``transform=course_lib.poly_transform`` a quadratic boundary (a circle,
+    ellipse, ...) is drawn; with None it is the line w0 + w1 x1 + w2 x2 = 0. Drawn
+    within the current limits of ``ax`` (set them first, e.g. with :func:`plot_data`).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> from course_lib.regression import poly_transform
+    >>> ax = plot_data([[0.9, 0.0], [0.0, 0.1]], [1, -1])
+    >>> ax = plot_decision_curve([-0.6, 0, 0, 0, 1, 1], transform=poly_transform, ax=ax, label="circle")
+    >>> [h.get_label() for h in ax.get_legend_handles_labels()[0]][-1]
+    'circle'
+    """
+    w = check_vector(w, "w")
+    ax = _axes(ax)
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    gx, gy = np.meshgrid(np.linspace(x0, x1, 300), np.linspace(y0, y1, 300))
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    Z = np.column_stack([np.ones(len(grid)), grid]) if transform is None else np.asarray(transform(grid), dtype=float)
+    if Z.ndim != 2 or Z.shape[1] != w.shape[0]:
+        raise ValueError(f"w has {w.shape[0]} weights but the features have shape {Z.shape}")
+    score = (Z @ w).reshape(gx.shape)
+    if score.min() < 0 < score.max():
+        ax.contour(gx, gy, score, levels=[0.0], colors=color, linestyles=linestyle, linewidths=1.8, zorder=2)
+    if label is not None:                         # a proxy line, so the curve appears in the legend
+        ax.plot([], [], color=color, linestyle=linestyle, linewidth=1.8, label=label)
+        ax.legend(fontsize=8)
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    return ax
+
+
+__all__ += ["plot_regression_fit", "plot_logistic", "plot_learning_curves", "plot_probability_map",
+            "plot_probability_histogram", "plot_decision_curve"]

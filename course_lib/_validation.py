@@ -51,7 +51,7 @@ def check_labels(y, name="y", *, n_samples=None):
         first = np.flatnonzero(bad)[0]
         raise ValueError(
             f"{name} must contain only the labels +1 and -1; "
-            f"{name}[{first}] is {arr[first]!r} ({int(bad.sum())} bad label(s) in all)"
+            f"{name}[{first}] is {float(arr[first])!r} ({int(bad.sum())} bad label(s) in all)"
         )
     return arr
 

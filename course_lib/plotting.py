@@ -194,6 +194,16 @@ def plot_novikoff_check(check, *, axes=None):
     Returns
     -------
     ndarray of 3 Axes
+
+    Examples
+    --------
+    >>> from course_lib import add_bias, check_novikoff, make_separable, pla
+    >>> X, y, w_f = make_separable(30, 2, margin=0.1, rng=0)
+    >>> X = add_bias(X)
+    >>> run = pla(X, y)
+    >>> axes = plot_novikoff_check(check_novikoff(run.trajectory, run.corrected, X, y, w_f))
+    >>> len(axes), len(axes[0].lines)
+    (3, 2)
     """
     if axes is None:
         _, axes = plt.subplots(1, 3, figsize=(12, 3.4), constrained_layout=True)

@@ -1,0 +1,112 @@
+"""course_lib.widgets driven as a student would: move a slider, click a button, read what changed.
+
+The numbers a widget shows are checked against counts computed here from the data.
+"""
+import re
+
+import numpy as np
+import pytest
+
+import course_lib as cl
+from course_lib.widgets import PerceptronExplorer, PLAStepper
+
+
+def mistakes(w, X, y):
+    """Misclassified examples of w on X (with x0 first), sign(0) = -1, by a plain loop."""
+    return sum((1.0 if float(np.dot(w, x)) > 0 else -1.0) != t for x, t in zip(X, y))
+
+
+@pytest.fixture
+def data():
+    X, y, _ = cl.make_separable(25, 2, margin=0.1, rng=4)
+    return cl.add_bias(X), y
+
+
+# --- PerceptronExplorer ----------------------------------------------------------------------
+
+def test_moving_a_slider_redraws_and_recounts(data):
+    X, y = data
+    ex = PerceptronExplorer(X[:, 1:], y, w=(0.0, 1.0, 1.0))
+    assert ex.image.value[:8] == b"\x89PNG\r\n\x1a\n"
+    assert ex.n_errors == mistakes([0.0, 1.0, 1.0], X, y)
+    for i, value in [(0, 0.5), (1, -2.0), (2, 0.75)]:
+        png, draws = ex.image.value, ex.n_draws
+        ex.sliders[i].value = value
+        assert ex.n_draws == draws + 1
+        assert ex.image.value != png, "the picture did not change"
+        w = np.array([s.value for s in ex.sliders])
+        np.testing.assert_array_equal(ex.w, w)
+        expected = mistakes(w, X, y)
+        assert ex.n_errors == expected
+        assert re.search(rf"<b>{expected}</b> of {len(y)} examples misclassified", ex.status.value)
+        assert f"{expected / len(y):.2f}" in ex.status.value
+
+
+def test_the_explorer_reaches_zero_errors_at_the_target(data):
+    X, y, w_f = cl.make_separable(25, 2, margin=0.1, rng=4)
+    ex = PerceptronExplorer(X, y, w=(0.0, 0.0, 0.0))
+    assert ex.n_errors == int(np.sum(y > 0))              # w = 0: every point scores 0, i.e. -1
+    for s, v in zip(ex.sliders, w_f):
+        s.value = float(v)                                # sliders move in steps of 0.05
+    w = ex.w
+    assert ex.n_errors == mistakes(w, cl.add_bias(X), y)
+    ringed = [c for c in ex.ax.collections if c.get_label() == "mistake"]
+    assert len(ringed) == (1 if ex.n_errors else 0)
+
+
+def test_the_explorer_refuses_bad_input(data):
+    X, y = data
+    with pytest.raises(ValueError, match="w must be 3 numbers within"):
+        PerceptronExplorer(X, y, w=(0.0, 5.0, 1.0))
+    with pytest.raises(ValueError, match="y must contain only"):
+        PerceptronExplorer(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="X must hold 2-D points"):
+        PerceptronExplorer(np.ones((3, 4)), [1, -1, 1])
+
+
+# --- PLAStepper --------------------------------------------------------------------------------
+
+def test_the_stepper_walks_through_the_pla_run(data):
+    X, y = data
+    st = PLAStepper(X, y)
+    run = cl.pla(X, y)                                     # the same run, computed independently
+    assert st.result.n_updates == run.n_updates and st.slider.max == run.n_updates
+    assert run.n_updates >= 2
+    assert "<b>t = 0</b>" in st.status.value
+    assert f"<b>{mistakes(np.zeros(3), X, y)}</b> of {len(y)}" in st.status.value
+    for t in range(1, 3):
+        png, draws = st.image.value, st.n_draws
+        st.next_button.click()
+        assert st.slider.value == t
+        assert st.n_draws == draws + 1 and st.image.value != png
+        assert f"<b>t = {t}</b> of T = {run.n_updates}" in st.status.value
+        assert f"<b>{mistakes(run.trajectory[t], X, y)}</b> of {len(y)} examples" in st.status.value
+        assert f"example {run.corrected[t]} " in st.status.value
+    st.prev_button.click()
+    assert st.slider.value == 1
+
+
+def test_the_stepper_ends_with_a_halted_run_and_no_mistake(data):
+    X, y = data
+    st = PLAStepper(X, y, cycle="random", rng=3)
+    st.slider.value = st.slider.max
+    assert "PLA halted" in st.status.value
+    assert f"<b>0</b> of {len(y)}" in st.status.value
+    draws = st.n_draws
+    st.next_button.click()                                 # past the end: stays at T
+    assert st.slider.value == st.slider.max and st.n_draws == draws
+    st.slider.value = 0
+    st.prev_button.click()                                 # before the start: stays at 0
+    assert st.slider.value == 0
+
+
+def test_the_stepper_is_reproducible_and_shows_a_capped_run():
+    X, y, _ = cl.make_noisy(30, 2, noise=0.2, rng=1)
+    X = cl.add_bias(X)
+    a = PLAStepper(X, y, cycle="random", max_updates=15, rng=8)
+    b = PLAStepper(X, y, cycle="random", max_updates=15, rng=np.random.default_rng(8))
+    assert a.result.corrected.tolist() == b.result.corrected.tolist()
+    a.slider.value = 15
+    assert "stopped at max_updates" in a.status.value
+    with pytest.raises(ValueError, match="3 columns"):
+        PLAStepper(X[:, 1:], y)

@@ -43,7 +43,7 @@ import numpy as np
 from nbformat import NotebookNode
 from traitlets import Integer
 
-from .sandbox import Sandbox
+from .sandbox import Sandbox, fresh_uid, kill_user_processes
 
 __all__ = ["Worker", "WorkerDied", "CallTimeout", "StudentError", "Proxy", "KernelDied", "JudgeExecute",
            "student_names", "run_test_cell"]
@@ -143,8 +143,11 @@ class Worker:
 
     def start(self):
         self.sandbox.check()
-        self.sandbox.prepare_workdir(self.workdir)
-        argv = self.sandbox.command([sys.executable, "-I", "-c", WORKER_SOURCE], workdir=self.workdir)
+        # as root, every start gets its own user id: its process limit is its own, and nothing
+        # a killed worker left behind (a fork bomb's children) can slow down the next one
+        self.uid = fresh_uid() if (os.geteuid() == 0 and self.sandbox.mode == "bwrap") else None
+        self.sandbox.prepare_workdir(self.workdir, uid=self.uid)
+        argv = self.sandbox.command([sys.executable, "-I", "-c", WORKER_SOURCE], workdir=self.workdir, uid=self.uid)
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TZ")}
         env.update(HOME=str(self.workdir), MPLBACKEND="Agg", MPLCONFIGDIR=str(self.workdir / ".mpl"),
                    OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
@@ -174,6 +177,8 @@ class Worker:
             with contextlib.suppress(Exception):
                 stream.close()
         self.proc = None
+        if getattr(self, "uid", None) is not None:
+            kill_user_processes(self.uid)
 
     def _read(self, timeout):
         deadline = time.monotonic() + timeout
@@ -338,7 +343,10 @@ class Session:
     def restart(self, skip=()):
         """A fresh worker with the cells run so far replayed (except those in ``skip``)."""
         self.close()
-        self.start()
+        try:
+            self.start()
+        except (WorkerDied, CallTimeout, OSError) as exc:
+            raise KernelDied(f"after a cell was stopped, a fresh process could not be started ({exc})") from None
         deadline = time.monotonic() + self.replay_timeout
         for index, source in self.history:
             if index in skip:

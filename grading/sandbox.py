@@ -34,7 +34,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["SandboxError", "Limits", "Sandbox", "sandbox_mode", "ENV_VAR"]
+__all__ = ["SandboxError", "Limits", "Sandbox", "sandbox_mode", "ENV_VAR", "UID_BASE", "fresh_uid",
+           "kill_user_processes"]
 
 ENV_VAR = "GRADING_SANDBOX"
 """Environment variable: ``bwrap`` (the default) or ``off`` (run student code unsandboxed)."""
@@ -58,6 +59,50 @@ class Limits:
     """Largest file a process may write (RLIMIT_FSIZE)."""
     open_files: int = 256
     """Open file descriptors (RLIMIT_NOFILE)."""
+
+
+UID_BASE = 1_000_000
+"""As root, each sandbox runs as its own unprivileged user id at or above this number (no passwd entry):
+the process limit then counts that sandbox alone, and whatever it leaves behind can be found and killed."""
+
+_uid_counter = [0]
+
+
+def fresh_uid():
+    """A user id no other sandbox of this machine is using (as root only)."""
+    _uid_counter[0] += 1
+    return UID_BASE + (os.getpid() % 100_000) * 100 + _uid_counter[0] % 100
+
+
+def kill_user_processes(uid, *, wait=5.0):
+    """SIGKILL every process of ``uid`` and wait until they are gone; return how many remained."""
+    import signal
+    import time
+
+    deadline = time.monotonic() + wait
+    while True:
+        pids = [int(e) for e in os.listdir("/proc") if e.isdigit() and _uid_of(e) == uid]
+        if not pids:
+            return 0
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if time.monotonic() > deadline:
+            return len(pids)
+        time.sleep(0.02)
+
+
+def _uid_of(pid):
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
 
 
 def sandbox_mode():
@@ -142,15 +187,20 @@ class Sandbox:
         system = [Path(p) for p in ("/usr", "/etc/alternatives", "/etc/ssl", "/etc/localtime") if Path(p).exists()]
         return _minimal(system + list(_python_paths()) + list(_package_dirs()) + list(self.extra_ro))
 
-    def _unprivileged_user(self):
+    def _unprivileged_user(self, uid=None):
+        if uid is not None:
+            return uid, uid
         try:
             entry = pwd.getpwnam("nobody")
             return entry.pw_uid, entry.pw_gid
         except KeyError:
             return 65534, 65534
 
-    def command(self, argv, *, workdir):
-        """The command that runs ``argv`` in the sandbox with ``workdir`` writable as its cwd."""
+    def command(self, argv, *, workdir, uid=None):
+        """The command that runs ``argv`` in the sandbox with ``workdir`` writable as its cwd.
+
+        As root the process drops to ``uid`` (default: ``nobody``); see :func:`fresh_uid`.
+        """
         if self.mode == "off":
             return list(argv)
         workdir = str(Path(workdir).resolve())
@@ -177,17 +227,17 @@ class Sandbox:
                 "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
                 "--setenv", "MKL_NUM_THREADS", "1", "--unsetenv", "COURSE_DATA_DIR_SECRET"]
         if os.geteuid() == 0:
-            uid, gid = self._unprivileged_user()
+            uid, gid = self._unprivileged_user(uid)
             cmd += ["--", "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
                     "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
         else:
             cmd += ["--unshare-user", "--cap-drop", "ALL", "--"]
         return cmd + list(argv)
 
-    def prepare_workdir(self, workdir):
+    def prepare_workdir(self, workdir, uid=None):
         """Make ``workdir`` writable by the sandbox user."""
         if self.mode == "bwrap" and os.geteuid() == 0:
-            uid, gid = self._unprivileged_user()
+            uid, gid = self._unprivileged_user(uid)
             for root, dirs, files in os.walk(workdir):
                 os.chown(root, uid, gid)
                 for name in files:

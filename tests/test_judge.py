@@ -26,7 +26,8 @@ plain = st.recursive(st.none() | st.booleans() | st.integers(-2**60, 2**60) | st
 
 def _same(a, b):
     if isinstance(a, np.ndarray):
-        return isinstance(b, np.ndarray) and a.shape == b.shape and np.array_equal(a, b) and a.dtype == b.dtype
+        return (isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype
+                and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
     if isinstance(a, (list, tuple)):
         return isinstance(b, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     return a == b and type(a) is type(b)

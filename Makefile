@@ -42,8 +42,8 @@ ASSIGNMENT ?= ps1_perceptron
 GRADING    := $(BIN)/python -m grading
 .PHONY: release autograde feedback grades audit check
 
-release: setup  ## instructors: student version of ASSIGNMENT into release/ (nbgrader generate_assignment)
-	$(GRADING) release $(ASSIGNMENT)
+release: setup  ## instructors: student versions of every assignment (or of ASSIGNMENT=...) into release/
+	$(GRADING) release $(if $(filter command line environment override,$(origin ASSIGNMENT)),$(ASSIGNMENT))
 
 autograde: setup  ## instructors: grade every submission in submitted/*/ASSIGNMENT/ (sandboxed)
 	@sh scripts/system-deps.sh

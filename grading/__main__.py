@@ -2,7 +2,8 @@
 
 Commands (run from the course directory, or pass ``--course``):
 
-  release   ASSIGNMENT            student version into release/ (nbgrader generate_assignment)
+  release   [ASSIGNMENT ...]      student versions into release/ (nbgrader generate_assignment);
+                                  without an assignment, every assignment in source/
   autograde ASSIGNMENT            grade every submission in submitted/
   feedback  ASSIGNMENT            HTML feedback into feedback/ (hidden tests removed)
   grades    ASSIGNMENT [--out F]  grades CSV plus a per-exercise summary
@@ -20,7 +21,10 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--course", default=".", help="the course directory (default: the current directory)")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("release", "autograde", "feedback", "grades", "audit"):
+    p = sub.add_parser("release")
+    p.add_argument("assignments", nargs="*", metavar="assignment",
+                   help="assignments to release (default: every assignment in source/)")
+    for name in ("autograde", "feedback", "grades", "audit"):
         p = sub.add_parser(name)
         p.add_argument("assignment")
         if name == "grades":
@@ -35,8 +39,13 @@ def main(argv=None):
     try:
         if args.command == "release":
             from .autograde import release
-            where = release(args.course, args.assignment)
-            print(f"released {args.assignment} into {where}")
+            from .course import Course
+            names = args.assignments or Course(args.course).assignments()
+            if not names:
+                raise CourseError(f"no assignment to release: {Course(args.course).source_dir} holds none")
+            for name in names:
+                where = release(args.course, name)
+                print(f"released {name} into {where}")
         elif args.command == "autograde":
             from traitlets.config import Config
             from .autograde import autograde

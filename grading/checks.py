@@ -4,12 +4,17 @@ The one rule they enforce: an exercise that asks for an algorithm earns nothing 
 the answer delegates to ``course_lib``'s own implementation of that algorithm.
 """
 import ast
+import dis
 import inspect
+import sys
 import types
 
 __all__ = ["reference_calls", "reference_calls_in_source", "refuse_reference"]
 
 _LIBRARY = "course_lib"
+# how a function's code refers to names: looked up in its globals or closure, or as attributes
+_LOOKUPS = {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF"}
+_ATTRIBUTES = {"LOAD_ATTR", "LOAD_METHOD", "IMPORT_FROM"}
 
 
 def _is_library_module(obj):
@@ -20,6 +25,11 @@ def _is_library_function(obj, forbidden):
     module = getattr(obj, "__module__", None) or ""
     name = getattr(obj, "__name__", None)
     return (module == _LIBRARY or module.startswith(_LIBRARY + ".")) and name in forbidden
+
+
+def _library_has(name):
+    """Whether ``course_lib`` or one of its (imported) modules has an attribute ``name``."""
+    return any(_is_library_module(m) and hasattr(m, name) for m in list(sys.modules.values()))
 
 
 def _code_objects(code):
@@ -34,9 +44,10 @@ def reference_calls(func, forbidden):
 
     Follows the names the function's code (and its nested functions) looks up: a
     ``course_lib`` function imported under any name, ``course_lib`` or one of its
-    modules followed by a forbidden attribute (``cl.pla``, ``cl.perceptron.pla``),
-    ``import course_lib`` inside the function, and the student's own helper functions
-    and closures, recursively.
+    modules followed by a forbidden attribute (``cl.pla``, ``cl.perceptron.pla``,
+    ``cl.hoeffding.sample_nu``), ``import course_lib`` inside the function, and the
+    student's own helper functions and closures, recursively. A helper of the
+    student's own that happens to share a forbidden name is followed, not refused.
 
     Parameters
     ----------
@@ -70,9 +81,15 @@ def reference_calls(func, forbidden):
         if not isinstance(f, types.FunctionType) or id(f) in seen:
             return
         seen.add(id(f))
-        names = set()
+        looked_up, attributes, imported = set(), set(), set()
         for code in _code_objects(f.__code__):
-            names.update(code.co_names)
+            for ins in dis.get_instructions(code):
+                if ins.opname in _LOOKUPS:
+                    looked_up.add(ins.argval)
+                elif ins.opname in _ATTRIBUTES:
+                    attributes.add(ins.argval)
+                elif ins.opname == "IMPORT_NAME":
+                    imported.add(ins.argval)
         scope = dict(f.__globals__)
         if f.__closure__:
             for var, cell in zip(f.__code__.co_freevars, f.__closure__):
@@ -80,16 +97,16 @@ def reference_calls(func, forbidden):
                     scope[var] = cell.cell_contents
                 except ValueError:
                     pass
-            names.update(f.__code__.co_freevars)
         extra = list(f.__defaults__ or ()) + list((f.__kwdefaults__ or {}).values())
-        if _LIBRARY in names:                      # import course_lib inside the function
-            found.update(names & forbidden)
-        for name in names:
+        library_attributes = {n for n in attributes & forbidden if _library_has(n)}
+        if any(m == _LIBRARY or m.startswith(_LIBRARY + ".") for m in imported):
+            found.update(library_attributes)      # import course_lib (or from course_lib import ...) inside
+        for name in looked_up:
             obj = scope.get(name)
             if obj is None:
                 continue
-            if _is_library_module(obj):
-                found.update(n for n in names & forbidden if hasattr(obj, n))
+            if _is_library_module(obj):           # cl.pla, cl.hoeffding.sample_nu, hoeffding.sample_nu
+                found.update(library_attributes)
             elif _is_library_function(obj, forbidden):
                 found.add(obj.__name__)
             elif isinstance(obj, types.FunctionType):

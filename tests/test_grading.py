@@ -28,6 +28,7 @@ from grading_helpers import (ASSIGNMENT, ROOT, fill, grade_id, make_course, refe
 
 SOURCE_NB = ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 RELEASE_NB = ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+ASSIGNMENTS = sorted(p.name for p in (ROOT / "source").iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
 POINTS = {"predict": 3, "pla": 4, "radius": 1, "margin": 1, "bound": 1, "pocket": 3,
           "funtime1": 1, "funtime2": 1, "funtime3": 1, "funtime4": 1}
 TOTAL = sum(POINTS.values())
@@ -193,33 +194,47 @@ def test_points_per_exercise(graded):
     assert graded["exercises"] == POINTS
 
 
-def test_release_is_up_to_date_with_source(tmp_path):
-    fresh = release(ROOT, ASSIGNMENT, dest=tmp_path)
-    want = json.loads((fresh / f"{ASSIGNMENT}.ipynb").read_text())
-    have = json.loads(RELEASE_NB.read_text())
-    assert have == want, "release/ is stale: run `make release` and commit release/"
-    committed = sorted(p.name for p in RELEASE_NB.parent.iterdir())
+def test_every_assignment_in_source_is_released():
+    released = sorted(p.name for p in (ROOT / "release").iterdir() if p.is_dir())
+    assert ASSIGNMENT in ASSIGNMENTS
+    assert released == ASSIGNMENTS, "release/ and source/ hold different assignments: run `make release`"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_release_is_up_to_date_with_source(tmp_path, assignment):
+    fresh = release(ROOT, assignment, dest=tmp_path)
+    committed_dir = ROOT / "release" / assignment
+    assert committed_dir.is_dir(), f"release/{assignment} is missing: run `make release` and commit release/"
+    for nb in sorted(fresh.glob("*.ipynb")):
+        want = json.loads(nb.read_text())
+        have = json.loads((committed_dir / nb.name).read_text())
+        assert have == want, f"release/{assignment}/{nb.name} is stale: run `make release` and commit release/"
+    committed = sorted(p.name for p in committed_dir.iterdir())
     assert committed == sorted(p.name for p in fresh.iterdir())
 
 
-def test_release_has_no_solution_and_no_hidden_test():
-    text = RELEASE_NB.read_text()
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_release_has_no_solution_and_no_hidden_test(assignment):
+    source_nb = ROOT / "source" / assignment / f"{assignment}.ipynb"
+    release_nb = ROOT / "release" / assignment / f"{assignment}.ipynb"
+    text = release_nb.read_text()
     for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
         assert marker not in text
-    released = "\n".join(c.source for c in _released().cells)
-    source = nbformat.read(SOURCE_NB, as_version=4)
+    released = "\n".join(c.source for c in nbformat.read(release_nb, as_version=4).cells)
+    source = nbformat.read(source_nb, as_version=4)
     secret = set()
     for c in source.cells:
         secret |= hidden_lines(c.source)
-    for body in REF.values():
+    for body in reference_bodies(assignment).values():
         secret |= {line.strip() for line in body.splitlines() if len(line.strip()) > 15}
     public = _public_lines(source)
     leaked = sorted(s for s in secret - public if len(s) > 15 and s in released)
-    assert not leaked, f"solution or hidden-test lines in release/: {leaked[:5]}"
+    assert not leaked, f"solution or hidden-test lines in release/{assignment}: {leaked[:5]}"
 
 
-def test_every_exercise_has_signature_outside_and_a_visible_test():
-    nb = _released()
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_exercise_has_signature_outside_and_a_visible_test(assignment):
+    nb = nbformat.read(ROOT / "release" / assignment / f"{assignment}.ipynb", as_version=4)
     stubs = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
     for c in stubs:
         if grade_id(c).endswith("-solution"):
@@ -227,14 +242,20 @@ def test_every_exercise_has_signature_outside_and_a_visible_test():
     tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
     for c in tests:
         assert "assert" in c.source, f"{grade_id(c)} has no visible test"
-    assert {g.split("-")[0] for g in map(grade_id, tests)} == set(POINTS)
+    if assignment == ASSIGNMENT:
+        assert {g.split("-")[0] for g in map(grade_id, tests)} == set(POINTS)
+    for c in stubs:                                   # every exercise has its tests
+        assert any(grade_id(t).split("-")[0] == grade_id(c).split("-")[0] for t in tests), grade_id(c)
 
 
-def test_reference_test_cells_take_under_two_seconds():
-    from nbclient import NotebookClient
-    nb = nbformat.read(SOURCE_NB, as_version=4)
-    NotebookClient(nb, timeout=60, kernel_name="python3", record_timing=True).execute()
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_reference_test_cells_take_under_two_seconds(assignment):
     from datetime import datetime
+
+    from nbclient import NotebookClient
+    nb = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+    NotebookClient(nb, timeout=60, kernel_name="python3", record_timing=True,
+                   resources={"metadata": {"path": str(ROOT)}}).execute()
     slow = {}
     for c in nb.cells:
         if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade"):
@@ -243,7 +264,7 @@ def test_reference_test_cells_take_under_two_seconds():
                     - datetime.fromisoformat(t["iopub.execute_input"].rstrip("Z"))).total_seconds()
             if took > 2.0:
                 slow[grade_id(c)] = took
-    assert not slow, f"test cells slower than 2 s on the reference solution: {slow}"
+    assert not slow, f"test cells of {assignment} slower than 2 s on the reference solution: {slow}"
 
 
 # -- grades ---------------------------------------------------------------------------

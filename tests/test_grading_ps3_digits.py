@@ -1,0 +1,206 @@
+"""End-to-end grading of the handwritten-digits assignment (ps3_digits), in a throwaway copy of the course.
+
+One autograde run grades the reference solution, the untouched release, known-wrong answers
+(each a mistake students make, confined to one exercise) and answers that call course_lib's
+own implementation, with real nbgrader and real kernels; every exercise's score of every
+submission is checked. The hidden tests use random images of random (also non-square) sizes
+and the scikit-learn digits, drawn afresh on every run.
+"""
+import subprocess
+import sys
+import time
+
+import nbformat
+import pytest
+from traitlets.config import Config
+
+from grading.autograde import autograde, release
+from grading.report import collect
+from grading_helpers import ROOT, fill, grade_id, make_course, reference_bodies, submit
+
+ASSIGNMENT = "ps3_digits"
+POINTS = {"intensity": 2, "symmetry": 3, "pocket": 3, "errors": 2}
+TOTAL = sum(POINTS.values())
+TIMEOUT = 10  # seconds per cell, as in the course configuration
+
+REF = reference_bodies(ASSIGNMENT)
+
+INTENSITY_NOT_RESCALED = """
+return np.asarray(images, dtype=float).mean(axis=(1, 2))       # the mean grey value, still in [-1, 1]
+"""
+
+SYMMETRY_LEFT_RIGHT_ONLY = """
+images = np.asarray(images, dtype=float)
+h, w = images.shape[1], images.shape[2]
+return -np.abs(images - images[:, :, ::-1]).sum(axis=(1, 2)) / (h * w / 4.0)   # no up-down mirror
+"""
+
+SYMMETRY_DIVIDED_BY_64 = """
+images = np.asarray(images, dtype=float)
+left_right = np.abs(images - images[:, :, ::-1]).sum(axis=(1, 2))
+up_down = np.abs(images - images[:, ::-1, :]).sum(axis=(1, 2))
+return -(left_right + up_down) / 64.0                          # right for 16 x 16 images only
+"""
+
+POCKET_RETURNS_LAST = """
+X = np.asarray(X, dtype=float)
+y = np.asarray(y, dtype=float)
+rng = np.random.default_rng(rng)
+order = rng.permutation(len(y))
+X_cycle, y_cycle = X[order], y[order]
+w, position = np.zeros(X.shape[1]), 0
+for _ in range(max_updates):
+    wrong = np.flatnonzero(np.where(X_cycle @ w > 0, 1.0, -1.0) != y_cycle)
+    if wrong.size == 0:
+        break
+    ahead = wrong[wrong >= position]
+    j = int(ahead[0]) if ahead.size else int(wrong[0])
+    w = w + y_cycle[j] * X_cycle[j]
+    position = (j + 1) % len(y)
+return w                                                       # PLA's last weights, not the pocket's
+"""
+
+POCKET_NEVER_UPDATES = """
+X = np.asarray(X, dtype=float)
+y = np.asarray(y, dtype=float)
+rng = np.random.default_rng(rng)
+order = rng.permutation(len(y))
+w = np.zeros(X.shape[1])
+best = w.copy()
+for _ in range(max_updates):
+    wrong = np.flatnonzero(np.where(X[order] @ w > 0, 1.0, -1.0) != y[order])
+    if wrong.size == 0:
+        break
+    w + y[order][wrong[0]] * X[order][wrong[0]]                # the correction is computed, never kept
+return best
+"""
+
+ERRORS_TEST_ON_TRAINING_SET = """
+w = np.asarray(w, dtype=float)
+e_in = float(np.mean(np.where(np.asarray(X_train) @ w > 0, 1.0, -1.0) != np.asarray(y_train)))
+return e_in, e_in                                              # E_out "estimated" on the training set
+"""
+
+ERRORS_COUNTS = """
+w = np.asarray(w, dtype=float)
+return (int(np.sum(np.where(np.asarray(X_train) @ w > 0, 1.0, -1.0) != np.asarray(y_train))),
+        int(np.sum(np.where(np.asarray(X_test) @ w > 0, 1.0, -1.0) != np.asarray(y_test))))
+"""
+
+INTENSITY_CALLS_COURSE_LIB = """
+return cl.digits.features(images)[:, 0]
+"""
+
+SYMMETRY_CALLS_COURSE_LIB = """
+return cl.symmetry(images)
+"""
+
+POCKET_CALLS_COURSE_LIB = """
+return cl.pocket(X, y, max_updates=max_updates, rng=rng).w
+"""
+
+ERRORS_CALLS_COURSE_LIB = """
+return cl.error_rate(w, X_train, y_train), cl.error_rate(w, X_test, y_test)
+"""
+
+
+def answers(**changes):
+    """The reference answers with some solution cells changed (None: leave that stub untouched)."""
+    out = dict(REF)
+    for gid, code in changes.items():
+        gid = gid.replace("_", "-")
+        if code is None:
+            out.pop(gid)
+        else:
+            out[gid] = code
+    return out
+
+
+def scores(**lost):
+    """Expected score of every exercise: full marks except the points lost in ``lost``."""
+    return {ex: pts - lost.get(ex, 0) for ex, pts in POINTS.items()}
+
+
+# student -> (answers, expected score of every exercise)
+CASES = {
+    "reference": (answers(), scores()),
+    "partial": (answers(pocket_solution=None, errors_solution=None), scores(pocket=3, errors=2)),
+    "intensity_not_rescaled": (answers(intensity_solution=INTENSITY_NOT_RESCALED), scores(intensity=2)),
+    "symmetry_left_right_only": (answers(symmetry_solution=SYMMETRY_LEFT_RIGHT_ONLY), scores(symmetry=3)),
+    "symmetry_divided_by_64": (answers(symmetry_solution=SYMMETRY_DIVIDED_BY_64), scores(symmetry=3)),
+    "pocket_returns_last": (answers(pocket_solution=POCKET_RETURNS_LAST), scores(pocket=2)),
+    "pocket_never_updates": (answers(pocket_solution=POCKET_NEVER_UPDATES), scores(pocket=3)),
+    "errors_test_on_training_set": (answers(errors_solution=ERRORS_TEST_ON_TRAINING_SET), scores(errors=1)),
+    "errors_counts": (answers(errors_solution=ERRORS_COUNTS), scores(errors=2)),
+    "features_call_course_lib": (answers(intensity_solution=INTENSITY_CALLS_COURSE_LIB,
+                                         symmetry_solution=SYMMETRY_CALLS_COURSE_LIB), scores(intensity=2, symmetry=3)),
+    "learning_calls_course_lib": (answers(pocket_solution=POCKET_CALLS_COURSE_LIB,
+                                          errors_solution=ERRORS_CALLS_COURSE_LIB), scores(pocket=3, errors=2)),
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """A course copy with every kind of submission, released and autograded once."""
+    course = make_course(tmp_path_factory.mktemp("grading_ps3"))
+    release(course, ASSIGNMENT)
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    for student, (ans, _) in CASES.items():
+        submit(course, student, fill(released, ans), assignment=ASSIGNMENT)
+    submit(course, "untouched", released, assignment=ASSIGNMENT)
+    overrides = Config()
+    overrides.Execute.timeout = TIMEOUT
+    start = time.monotonic()
+    status = autograde(course, ASSIGNMENT, overrides=overrides, echo=lambda *a: None)
+    elapsed = time.monotonic() - start
+    exercises, rows = collect(course, ASSIGNMENT)
+    return {"course": course, "status": status, "rows": {r["student"]: r for r in rows},
+            "exercises": exercises, "elapsed": elapsed}
+
+
+def test_points_per_exercise(graded):
+    assert graded["exercises"] == POINTS
+
+
+def test_every_exercise_has_a_visible_test_and_a_known_wrong_answer():
+    nb = nbformat.read(ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    assert {grade_id(c).split("-")[0] for c in tests} == set(POINTS)
+    for c in tests:
+        assert "assert" in c.source, f"{grade_id(c)} has no visible test"
+    wrong = {s: parts for s, (_, parts) in CASES.items() if s not in ("reference", "partial") and "course_lib" not in s}
+    zeroed = {ex for parts in wrong.values() for ex in POINTS if parts[ex] == 0}
+    assert zeroed == set(POINTS), "every exercise has a known-wrong answer that earns none of its points"
+    assert all(sum(parts[ex] < POINTS[ex] for ex in POINTS) == 1 for parts in wrong.values()), \
+        "each known-wrong answer is confined to one exercise"
+
+
+@pytest.mark.parametrize("student", sorted(CASES))
+def test_grade(graded, student):
+    _, parts = CASES[student]
+    row = graded["rows"][student]
+    assert row["status"] == "graded", row["reason"]
+    assert row["parts"] == parts, f"{student}: expected {parts}, got {row['parts']}"
+    assert row["score"] == sum(parts.values())
+
+
+def test_untouched_release_scores_zero(graded):
+    row = graded["rows"]["untouched"]
+    assert row["status"] == "graded"
+    assert row["score"] == 0 and all(v == 0 for v in row["parts"].values()), row["parts"]
+
+
+def test_reference_passes_the_self_check(graded):
+    course = graded["course"]
+    for student, code in (("reference", 0), ("untouched", 1)):
+        nb = course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        out = subprocess.run([sys.executable, "-m", "grading", "check", str(nb), "--timeout", str(TIMEOUT)],
+                             capture_output=True, text=True, cwd=course)
+        assert out.returncode == code, out.stdout[-2000:]
+
+
+def test_grading_run_time(graded):
+    # each submission runs in its own kernel (a few seconds on a busy 2-core machine): a guard against a
+    # hidden test that got slow, not a benchmark
+    per_submission = graded["elapsed"] / len(graded["rows"])
+    assert per_submission < 20, f"{graded['elapsed']:.0f} s for {len(graded['rows'])} submissions"

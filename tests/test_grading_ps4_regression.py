@@ -272,3 +272,21 @@ def test_feedback_says_why_without_showing_hidden_tests(graded):
 def test_grading_run_time(graded):
     # 15 submissions, none stopped by the timeout: well under two minutes on two cores
     assert graded["elapsed"] < 120, graded["elapsed"]
+
+
+def test_self_check_runs_the_visible_tests(graded):
+    """`make check` (the Validate button's tests): the reference passes, a wrong answer is told why."""
+    import subprocess
+    import sys
+
+    def check(student):
+        path = graded["course"] / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        return subprocess.run([sys.executable, "-m", "grading", "check", str(path), "--timeout", str(TIMEOUT)],
+                              capture_output=True, text=True, cwd=graded["course"])
+
+    ok = check("reference")
+    assert ok.returncode == 0, ok.stdout[-2000:]
+    untouched = check("untouched")
+    assert untouched.returncode == 1 and "VALIDATION FAILED" in untouched.stdout
+    wrong = check("hat_x_xt")
+    assert wrong.returncode == 1 and "trace 2" in wrong.stdout, wrong.stdout[-2000:]

@@ -10,6 +10,7 @@ import io
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from . import plotting
@@ -24,6 +25,7 @@ class _FigureWidget:
 
     def __init__(self, figsize=(4.8, 4.8), dpi=80):
         self.fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(self.fig)  # drawn by Agg directly: no canvas switch on every redraw
         self.ax = self.fig.add_subplot()
         self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{int(figsize[0] * dpi)}px"))
         self.status = widgets.HTML()
@@ -31,7 +33,7 @@ class _FigureWidget:
 
     def _render(self):
         buf = io.BytesIO()
-        self.fig.savefig(buf, format="png", dpi=self.fig.dpi)
+        self.fig.canvas.print_png(buf)
         self.image.value = buf.getvalue()
         self.n_draws += 1
 
@@ -197,8 +199,9 @@ class PerceptronExplorer(_FigureWidget):
         plotting.plot_boundary(w, ax=self.ax, normal=True)
         self.ax.set_title(f"h(x) = sign({w[0]:+.2f} {w[1]:+.2f} x1 {w[2]:+.2f} x2)", fontsize=10)
         self._render()
+        w_text = ", ".join(f"{v:+.2f}" for v in w)
         self.status.value = (
-            f"<b>{self.n_errors}</b> of {len(self.y)} examples misclassified "
+            f"w = ({w_text}): <b>{self.n_errors}</b> of {len(self.y)} examples misclassified "
             f"(E<sub>in</sub> = {self.n_errors / len(self.y):.2f})<br>shaded side: h(x) = +1"
         )
 
@@ -269,7 +272,8 @@ class BinExplorer(_FigureWidget):
         self.bound = self._hoeffding.hoeffding_bound(eps, n)
         self.ax.clear()
         plotting.plot_nu_histogram(self.nu, mu, n, eps, ax=self.ax)
-        self.fig.tight_layout()
+        if self.n_draws == 0:  # margins fitted to the labels once; refitting costs as much as drawing
+            self.fig.tight_layout()
         self._render()
         verdict = "below the bound, as Hoeffding promises" if self.probability <= self.bound else "ABOVE the bound"
         self.status.value = (

@@ -49,8 +49,12 @@ def find_browser():
     """Path of a Chromium that Playwright can drive, or None.
 
     Debian's ``chromium`` first (the course's CI installs it), then the browser that
-    ``playwright install chromium`` downloads where the network allows it.
+    ``playwright install chromium`` downloads where the network allows it. The
+    environment variable ``COURSE_BROWSER`` names another executable.
     """
+    chosen = os.environ.get("COURSE_BROWSER")
+    if chosen:  # a browser of one's choice; a path that is not one means "none"
+        return chosen if os.access(chosen, os.X_OK) else None
     for path in SYSTEM_BROWSERS:
         if os.access(path, os.X_OK):
             return path

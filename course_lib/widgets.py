@@ -31,6 +31,20 @@ class _FigureWidget:
         self.status = widgets.HTML()
         self.n_draws = 0
 
+    def _clear(self):
+        """Take off what the last draw put on the axes, keeping the axes and their ticks.
+
+        Gives the same picture as ``ax.clear()`` for the plots drawn here (tests check it)
+        in about two thirds of the time: the tick objects are not built again.
+        """
+        ax = self.ax
+        for artist in [*ax.patches, *ax.lines, *ax.collections, *ax.texts, *ax.images]:
+            artist.remove()
+        if ax.legend_ is not None:
+            ax.legend_.remove()
+        ax.relim()
+        ax.set_autoscale_on(True)
+
     def _render(self):
         buf = io.BytesIO()
         self.fig.canvas.print_png(buf)
@@ -107,7 +121,7 @@ class PLAStepper(_FigureWidget):
         """Redraw the figure and the status line for the current step."""
         t, res = self.slider.value, self.result
         w_t = res.trajectory[t]
-        self.ax.clear()
+        self._clear()
         n_wrong = int(round(error_rate(w_t, self.X, self.y) * len(self.y)))
         if t < res.n_updates:
             n = int(res.corrected[t])
@@ -193,7 +207,7 @@ class PerceptronExplorer(_FigureWidget):
         w = self.w
         wrong = np.flatnonzero(np.where(self.X @ w > 0, 1.0, -1.0) != self.y)
         self.n_errors = int(wrong.size)
-        self.ax.clear()
+        self._clear()
         plotting.plot_data(self.X, self.y, ax=self.ax, highlight=wrong if wrong.size else None,
                            limits=(-1.05, 1.05))
         plotting.plot_boundary(w, ax=self.ax, normal=True)
@@ -270,7 +284,7 @@ class BinExplorer(_FigureWidget):
         mu, n, eps = self.mu_slider.value, self.n_slider.value, self.eps_slider.value
         self.probability = self._hoeffding.deviation_probability(self.nu, mu, eps).p
         self.bound = self._hoeffding.hoeffding_bound(eps, n)
-        self.ax.clear()
+        self._clear()
         plotting.plot_nu_histogram(self.nu, mu, n, eps, ax=self.ax)
         if self.n_draws == 0:  # margins fitted to the labels once; refitting costs as much as drawing
             self.fig.tight_layout()

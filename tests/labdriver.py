@@ -172,10 +172,12 @@ TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*Cell In\[\d+\],
                        re.M)
 
 
-def open_notebook(page, lab, path, *, timeout=60_000):
+def open_notebook(page, lab, path, *, kernel=True, timeout=60_000):
     """Open ``path`` (relative to the course) in a fresh workspace; wait for an idle kernel."""
     page.goto(lab.url(f"lab/tree/{path}", reset=None))
     page.wait_for_selector(f"{ACTIVE} .jp-Notebook .jp-Cell", timeout=timeout)
+    if not kernel:
+        return
     deadline = time.monotonic() + timeout / 1000
     while not any(s["path"].endswith(path) and s["kernel"] and s["kernel"]["execution_state"] == "idle"
                   for s in lab.api("api/sessions")):

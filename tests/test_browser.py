@@ -104,7 +104,7 @@ def test_lecture_runs_in_jupyterlab_and_its_widgets_respond(path, student_lab, n
 
 def validation_dialog(page, notebook_path, lab):
     """Open a notebook, press Validate, and return the dialog's message element."""
-    ld.open_notebook(page, lab, notebook_path)
+    ld.open_notebook(page, lab, notebook_path, kernel=False)  # nbgrader validates in its own kernel
     button = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .validate-button")
     assert button.count() == 1, "no Validate button in the notebook's toolbar"
     button.click()

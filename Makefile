@@ -35,7 +35,7 @@ test: setup  ## set up, then run every test (unit, notebooks, grading)
 test-fast: setup  ## tests/ and docstring examples only (no notebook runs)
 	$(BIN)/python -m pytest tests course_lib $(PYTEST_ARGS)
 
-benchmark: setup  ## speed of course_lib against plain loops
+benchmark: setup  ## speed of course_lib against plain loops; widget response times in the browser
 	$(BIN)/python -m benchmarks
 
 lock: setup  ## re-resolve requirements.lock (uv) and environment.yml after editing pyproject.toml

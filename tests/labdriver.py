@@ -12,6 +12,8 @@ for every failing test) and by benchmarks/bench_widgets.py.
 * The rest drives a notebook the way a student does: open it, *Run All Cells*, find the
   widgets on the page, move a slider with the keyboard or press a button, and watch the
   figure and the status text change.
+
+It holds no assertions of its own (PYTEST_DONT_REWRITE): the tests make them.
 """
 import contextlib
 import json
@@ -240,8 +242,9 @@ def widget_fallbacks(page):
 
 
 def widget_outputs(page):
-    """The outputs that hold a rendered widget view (outermost widget element of each)."""
-    return page.locator(f"{ACTIVE} .jp-OutputArea-output > .jupyter-widgets").all()
+    """The rendered widget views in the cells' outputs (not those nested in an Output widget)."""
+    return page.locator(f"{ACTIVE} .jp-Cell-outputArea > .jp-OutputArea-child > .jp-OutputArea-output > .jupyter-widgets"
+                        ).all()
 
 
 # The controls a student moves, and what a widget shows in answer.

@@ -11,7 +11,6 @@ Without a Chromium these tests are skipped with a note on how to install one
 (``apt-get install chromium``); with ``COURSE_REQUIRE_BROWSER=1`` (CI) they fail instead.
 A failing test leaves a screenshot of its page in browser-screenshots/ (path in the report).
 """
-import json
 import re
 import subprocess
 import urllib.error
@@ -20,9 +19,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-pytest.register_assert_rewrite("labdriver")
-import labdriver as ld  # noqa: E402
-from grading_helpers import ASSIGNMENT, fill, grade_id, reference_bodies  # noqa: E402
+import labdriver as ld
+from grading_helpers import ASSIGNMENT, fill, grade_id, reference_bodies
 
 pytest_plugins = ["labdriver"]
 pytestmark = pytest.mark.browser

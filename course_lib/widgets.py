@@ -27,6 +27,7 @@ class _FigureWidget:
         self.fig = Figure(figsize=figsize, dpi=dpi)
         FigureCanvasAgg(self.fig)  # drawn by Agg directly: no canvas switch on every redraw
         self.ax = self.fig.add_subplot()
+        self.ax.set_title("", y=1.0)  # titles sit at the top: not placed by measuring the axes on every draw
         self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{int(figsize[0] * dpi)}px"))
         self.status = widgets.HTML()
         self.n_draws = 0

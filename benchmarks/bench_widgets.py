@@ -84,7 +84,9 @@ def time_notebook(page, lab, path):
             for kind, control, label in pending:
                 figure, text = [], []
                 for _ in range(MOVES):
-                    f, t = ld.operate(page, widget, kind, control)
+                    f, t = ld.operate(page, widget, kind, control, timeout=3_000)
+                    if f is None and t is None:
+                        break  # at the end of its range ("next" at the last step)
                     if f is not None:
                         figure.append(f)
                     if t is not None:

@@ -9,7 +9,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 LAB_PORT  ?= 8888
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lab test test-fast benchmark lock clean
+.PHONY: help setup lab lab-instructor test test-fast benchmark lock clean
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -17,8 +17,17 @@ help:  ## list the commands
 setup:  ## create or refresh the virtual environment (.venv) from requirements.lock
 	@sh scripts/ensure-venv.sh
 
-lab: setup  ## set up, then start JupyterLab on the course
+# Two views of the course. jupyter/<mode>/ holds the Jupyter settings of each (which nbgrader
+# parts are on); it is put first on Jupyter's config search path for this command only, so
+# the user's own Jupyter settings are never changed.
+LAB_CMD = JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter/$(1)$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 	$(BIN)/jupyter lab --notebook-dir="$(CURDIR)" --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG) $(LAB_ARGS)
+
+lab: setup  ## set up, then start JupyterLab on the course (students: lectures, Validate, Assignment List)
+	$(call LAB_CMD,student)
+
+lab-instructor: setup  ## the same with nbgrader's instructor tools (Formgrader, Create Assignment)
+	$(call LAB_CMD,instructor)
 
 test: setup  ## set up, then run every test (unit, notebooks, grading)
 	@sh scripts/system-deps.sh
@@ -27,7 +36,7 @@ test: setup  ## set up, then run every test (unit, notebooks, grading)
 test-fast: setup  ## tests/ and docstring examples only (no notebook runs)
 	$(BIN)/python -m pytest tests course_lib $(PYTEST_ARGS)
 
-benchmark: setup  ## speed of course_lib against plain loops
+benchmark: setup  ## speed of course_lib against plain loops; widget response times in the browser
 	$(BIN)/python -m benchmarks
 
 lock: setup  ## re-resolve requirements.lock (uv) and environment.yml after editing pyproject.toml

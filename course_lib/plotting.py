@@ -261,6 +261,22 @@ def plot_ein_history(ein_pla, ein_pocket=None, *, ax=None, labels=("PLA $w_t$", 
 
 # --- Feasibility of learning: the bin model and Hoeffding's inequality ------------------
 
+def _bars(x, height, width, *, ax, color, label):
+    """Bars centred at x as ONE collection: drawn in a single call (ax.bar draws one patch per bar)."""
+    from matplotlib.collections import PolyCollection
+
+    x, height = np.asarray(x, dtype=float), np.asarray(height, dtype=float)
+    left, right = x - width / 2, x + width / 2
+    zero = np.zeros_like(x)
+    verts = np.stack([np.column_stack(c) for c in ((left, zero), (left, height), (right, height), (right, zero))],
+                     axis=1)
+    bars = PolyCollection(verts, facecolors=color, edgecolors="none", label=label)
+    bars.sticky_edges.y.append(0)  # like ax.bar: the axis starts at 0, with no margin below
+    ax.add_collection(bars, autolim=True)
+    ax.autoscale_view()
+    return bars
+
+
 def plot_nu_histogram(nu, mu, n, eps, *, ax=None, color="tab:red"):
     """Histogram of sample red fractions nu, with the band mu +- eps and Hoeffding's bound.
 
@@ -298,8 +314,8 @@ def plot_nu_histogram(nu, mu, n, eps, *, ax=None, color="tab:red"):
     freq = counts / len(nu)
     bad = np.abs(values / n - mu) > eps
     width = 0.8 / n
-    ax.bar(values[~bad] / n, freq[~bad], width=width, color="tab:grey", label="$|\\nu-\\mu| \\leq \\epsilon$")
-    ax.bar(values[bad] / n, freq[bad], width=width, color=color, label="$|\\nu-\\mu| > \\epsilon$")
+    _bars(values[~bad] / n, freq[~bad], width, ax=ax, color="tab:grey", label="$|\\nu-\\mu| \\leq \\epsilon$")
+    _bars(values[bad] / n, freq[bad], width, ax=ax, color=color, label="$|\\nu-\\mu| > \\epsilon$")
     ax.axvspan(mu - eps, mu + eps, color="tab:green", alpha=0.12, zorder=0)
     ax.axvline(mu, color="black", linewidth=1.2, label="$\\mu$")
     p = deviation_probability(nu, mu, eps).p

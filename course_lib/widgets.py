@@ -10,6 +10,7 @@ import io
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from . import plotting
@@ -24,14 +25,30 @@ class _FigureWidget:
 
     def __init__(self, figsize=(4.8, 4.8), dpi=80):
         self.fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(self.fig)  # drawn by Agg directly: no canvas switch on every redraw
         self.ax = self.fig.add_subplot()
+        self.ax.set_title("", y=1.0)  # titles sit at the top: not placed by measuring the axes on every draw
         self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{int(figsize[0] * dpi)}px"))
         self.status = widgets.HTML()
         self.n_draws = 0
 
+    def _clear(self):
+        """Take off what the last draw put on the axes, keeping the axes and their ticks.
+
+        Gives the same picture as ``ax.clear()`` for the plots drawn here (tests check it)
+        in about two thirds of the time: the tick objects are not built again.
+        """
+        ax = self.ax
+        for artist in [*ax.patches, *ax.lines, *ax.collections, *ax.texts, *ax.images]:
+            artist.remove()
+        if ax.legend_ is not None:
+            ax.legend_.remove()
+        ax.relim()
+        ax.set_autoscale_on(True)
+
     def _render(self):
         buf = io.BytesIO()
-        self.fig.savefig(buf, format="png", dpi=self.fig.dpi)
+        self.fig.canvas.print_png(buf)
         self.image.value = buf.getvalue()
         self.n_draws += 1
 
@@ -105,7 +122,7 @@ class PLAStepper(_FigureWidget):
         """Redraw the figure and the status line for the current step."""
         t, res = self.slider.value, self.result
         w_t = res.trajectory[t]
-        self.ax.clear()
+        self._clear()
         n_wrong = int(round(error_rate(w_t, self.X, self.y) * len(self.y)))
         if t < res.n_updates:
             n = int(res.corrected[t])
@@ -191,14 +208,15 @@ class PerceptronExplorer(_FigureWidget):
         w = self.w
         wrong = np.flatnonzero(np.where(self.X @ w > 0, 1.0, -1.0) != self.y)
         self.n_errors = int(wrong.size)
-        self.ax.clear()
+        self._clear()
         plotting.plot_data(self.X, self.y, ax=self.ax, highlight=wrong if wrong.size else None,
                            limits=(-1.05, 1.05))
         plotting.plot_boundary(w, ax=self.ax, normal=True)
         self.ax.set_title(f"h(x) = sign({w[0]:+.2f} {w[1]:+.2f} x1 {w[2]:+.2f} x2)", fontsize=10)
         self._render()
+        w_text = ", ".join(f"{v:+.2f}" for v in w)
         self.status.value = (
-            f"<b>{self.n_errors}</b> of {len(self.y)} examples misclassified "
+            f"w = ({w_text}): <b>{self.n_errors}</b> of {len(self.y)} examples misclassified "
             f"(E<sub>in</sub> = {self.n_errors / len(self.y):.2f})<br>shaded side: h(x) = +1"
         )
 
@@ -267,9 +285,10 @@ class BinExplorer(_FigureWidget):
         mu, n, eps = self.mu_slider.value, self.n_slider.value, self.eps_slider.value
         self.probability = self._hoeffding.deviation_probability(self.nu, mu, eps).p
         self.bound = self._hoeffding.hoeffding_bound(eps, n)
-        self.ax.clear()
+        self._clear()
         plotting.plot_nu_histogram(self.nu, mu, n, eps, ax=self.ax)
-        self.fig.tight_layout()
+        if self.n_draws == 0:  # margins fitted to the labels once; refitting costs as much as drawing
+            self.fig.tight_layout()
         self._render()
         verdict = "below the bound, as Hoeffding promises" if self.probability <= self.bound else "ABOVE the bound"
         self.status.value = (

@@ -178,3 +178,28 @@ def test_memory_stays_bounded_whatever_the_number_of_runs():
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_nu_histogram_bars_are_the_sample_frequencies_coloured_by_the_band():
+    from matplotlib.figure import Figure
+
+    from course_lib.plotting import plot_nu_histogram
+
+    rng = np.random.default_rng(11)
+    n, mu, eps = 20, 0.4, 0.1
+    nu = rng.binomial(n, mu, size=5_000) / n
+    ax = Figure().add_subplot()
+    plot_nu_histogram(nu, mu, n, eps, ax=ax)
+    bars = {}  # bar centre -> (height, is outside the band), read back from the drawn polygons
+    for collection, outside in zip(ax.collections, (False, True)):
+        for path in collection.get_paths():
+            x, y = path.vertices.T
+            assert y.min() == 0
+            bars[round((x.min() + x.max()) / 2 * n)] = (y.max(), outside)
+    counts = np.bincount(np.round(nu * n).astype(int), minlength=n + 1)
+    expected = {k: c / len(nu) for k, c in enumerate(counts) if c}
+    assert set(bars) == set(expected)
+    for k, (height, outside) in bars.items():
+        assert height == pytest.approx(expected[k])
+        assert outside == (abs(k / n - mu) > eps)
+    assert ax.get_ylim()[0] == 0.0

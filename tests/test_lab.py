@@ -150,3 +150,34 @@ def test_course_lib_imports_in_a_notebook_kernel(lab):
         req = urllib.request.Request(f"{base}/api/sessions/{session['id']}", method="DELETE",
                                      headers={"Authorization": f"token {token}"})
         urllib.request.urlopen(req, timeout=30)
+
+
+# --- students and instructors (make lab / make lab-instructor) ------------------------
+INSTRUCTOR_PLUGINS = {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
+                      "@jupyter/nbgrader:course-list"}
+STUDENT_PLUGINS = {"@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:validate-assignment"}
+
+
+def page_config(base, token):
+    _, page = get(f"{base}/lab", token)
+    return json.loads(page.split('id="jupyter-config-data"', 1)[1].split(">", 1)[1].split("</script>", 1)[0])
+
+
+def test_students_get_no_instructor_tools(lab):
+    base, token = lab
+    disabled = set(page_config(base, token).get("disabledExtensions", []))
+    assert INSTRUCTOR_PLUGINS <= disabled, disabled
+    assert not STUDENT_PLUGINS & disabled, disabled
+    with pytest.raises(urllib.error.HTTPError) as err:
+        get(f"{base}/formgrader", token)
+    assert err.value.code == 404
+
+
+def test_instructors_get_formgrader_and_create_assignment(tmp_path):
+    from labdriver import running_lab  # starts `make lab-instructor` on a copy of the course
+
+    with running_lab("instructor", tmp_path) as server:
+        disabled = set(page_config(server.base, server.token).get("disabledExtensions", []))
+        assert not (INSTRUCTOR_PLUGINS | STUDENT_PLUGINS) & disabled, disabled
+        status, body = get(f"{server.base}/formgrader", server.token)
+        assert status == 200 and "Manage Assignments" in body

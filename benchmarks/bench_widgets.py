@@ -1,0 +1,148 @@
+"""How fast the notebooks' widgets answer in a real browser.
+
+JupyterLab (``make lab`` on a temporary copy of the course) in a headless Chromium: every
+lecture notebook (and a scratch notebook showing every widget of course_lib) is run with
+*Run All Cells*, then every slider of every widget on the
+page is moved one step with the keyboard, several times, and every button pressed. For
+each control the benchmark prints the median time from the key press (or click) to the
+redrawn figure being loaded in the page, and to the new numbers in the status line.
+Goal: under 300 ms per control on a 2-core machine.
+
+A bare widget timed in the same run is the baseline: a slider whose callback only swaps
+two ready-made pictures and writes one line of text. Its time is the cost of the round
+trip browser -> kernel -> browser alone; what a course widget adds to it is the time
+spent computing and drawing.
+"""
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the browser driver shared with tests/test_browser.py
+import labdriver as ld  # noqa: E402
+
+GOAL_MS = 300
+MOVES = 7
+
+BASELINE = '''\
+import io
+import ipywidgets as widgets
+from matplotlib.figure import Figure
+
+pictures = []
+for colour in ("tab:blue", "tab:red"):
+    fig = Figure(figsize=(6.4, 3.6), dpi=80)
+    fig.add_subplot().plot([0, 1], [0, 1], color=colour)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    pictures.append(buf.getvalue())
+slider = widgets.IntSlider(value=0, min=0, max=100, description="k")
+image = widgets.Image(value=pictures[0], format="png")
+status = widgets.HTML("k = 0")
+
+def show(change):
+    image.value = pictures[change["new"] % 2]
+    status.value = f"k = {change['new']}"
+
+slider.observe(show, names="value")
+widgets.VBox([slider, image, status])
+'''
+
+
+# Every widget of course_lib, also those no lecture notebook shows yet.
+GALLERY = [
+    "import numpy as np\nimport course_lib as cl\n\nrng = np.random.default_rng(7)\n"
+    "X, y, _ = cl.make_separable(40, 2, margin=0.1, rng=rng)",
+    "cl.widgets.PerceptronExplorer(X, y)",
+    "cl.widgets.PLAStepper(cl.add_bias(X), y, rng=rng)",
+    "cl.widgets.BinExplorer(rng=rng)",
+]
+
+
+def scratch_notebook(course, name, cells):
+    """Write a notebook of code cells into the (temporary) course; return its path there."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, course / name)
+    return name
+
+
+def time_notebook(page, lab, path):
+    """[(widget number, control, [figure ms], [text ms])] for every control of every widget."""
+    ld.open_notebook(page, lab, path)
+    ld.run_all(page)
+    rows = []
+    for number, widget in enumerate(ld.widget_outputs(page)):
+        pending = ld.controls(widget)
+        for _ in range(2):  # a control that does nothing at first ("back" at step 0) is tried again last
+            retry = []
+            for kind, control, label in pending:
+                figure, text = [], []
+                for _ in range(MOVES):
+                    f, t = ld.operate(page, widget, kind, control, timeout=3_000)
+                    if f is None and t is None:
+                        break  # at the end of its range ("next" at the last step)
+                    if f is not None:
+                        figure.append(f)
+                    if t is not None:
+                        text.append(t)
+                if figure or text:
+                    rows.append((number, f"{kind} {label}", figure, text))
+                else:
+                    retry.append((kind, control, label))
+            pending = retry
+        rows += [(number, f"{kind} {label}", [], []) for kind, control, label in pending]
+    lab.shutdown_kernels()
+    return rows
+
+
+def fmt(values):
+    return f"{statistics.median(values):7.0f}" if values else "      —"
+
+
+def main():
+    executable = ld.find_browser()
+    if executable is None:
+        print(f"skipped: {ld.HOW_TO_INSTALL}")
+        return
+    from playwright.sync_api import sync_playwright
+
+    lectures = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("*.ipynb"))
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp, ld.running_lab("student", tmp) as lab, sync_playwright() as p:
+        browser = ld.launch_browser(p, executable)
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        page = context.new_page()
+        print(f"JupyterLab {lab.base}, Chromium {browser.version}; median of {MOVES} moves per control "
+              f"(ms, key press or click -> new picture loaded / new text); goal {GOAL_MS} ms")
+        print(f"{'notebook':40s} {'widget':>6s}  {'control':16s} {'figure':>7s} {'text':>7s}  ratio to baseline")
+        base = time_notebook(page, lab, scratch_notebook(lab.course, "benchmark-baseline.ipynb", [BASELINE]))
+        base_ms = statistics.median(base[0][2]) if base and base[0][2] else None
+        for _, control, figure, text in base:
+            print(f"{'(baseline: bare widget)':40s} {0:6d}  {control:16s} {fmt(figure)} {fmt(text)}")
+        slow = []
+        gallery = scratch_notebook(lab.course, "course_lib-widgets.ipynb", GALLERY)
+        for path in [*lectures, gallery]:
+            rows = time_notebook(page, lab, path)
+            if not rows:
+                print(f"{Path(path).stem:40s}  (no widgets)")
+            for number, control, figure, text in rows:
+                worst = max([statistics.median(v) for v in (figure, text) if v] or [float("inf")])
+                ratio = f"{statistics.median(figure) / base_ms:5.1f}x" if figure and base_ms else "     "
+                flag = "" if worst < GOAL_MS else "  SLOWER THAN THE GOAL"
+                if flag:
+                    slow.append(f"{path} widget {number} {control}")
+                print(f"{Path(path).stem:40s} {number:6d}  {control:16s} {fmt(figure)} {fmt(text)}  {ratio}{flag}")
+        browser.close()
+    print(f"({time.perf_counter() - t0:.0f} s in all)")
+    if slow:
+        print("slower than the goal: " + "; ".join(slow))
+
+
+if __name__ == "__main__":
+    main()

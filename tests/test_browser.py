@@ -1,0 +1,216 @@
+"""The course as students and instructors meet it: JupyterLab in a real browser.
+
+A headless Chromium drives ``make lab`` (students) and ``make lab-instructor`` started on
+a temporary copy of the course (tests/labdriver.py): every lecture notebook is run with
+*Run All Cells*, every widget on the page must render and answer its sliders and buttons
+with a new figure and new numbers; the Validate button must name the failing cells of an
+untouched assignment and pass the reference solution; students must not see nbgrader's
+instructor tools, instructors must, and the Formgrader must show the autograded scores.
+
+Without a Chromium these tests are skipped with a note on how to install one
+(``apt-get install chromium``); with ``COURSE_REQUIRE_BROWSER=1`` (CI) they fail instead.
+A failing test leaves a screenshot of its page in browser-screenshots/ (path in the report).
+"""
+import re
+import subprocess
+import urllib.error
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import labdriver as ld
+from grading_helpers import ASSIGNMENT, fill, grade_id, reference_bodies
+
+pytest_plugins = ["labdriver"]
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+LECTURES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("*.ipynb"))
+RELEASED = f"release/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def saved_notebook(page, lab, path):
+    """Save the open notebook from the browser (File -> Save) and read back what was saved."""
+    before = lab.api(f"api/contents/{path}?content=0")["last_modified"]
+    ld.menu_command(page, "File", "docmanager:save")
+    page.wait_for_function(
+        "() => !document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-mod-dirty, "
+        ".lm-TabBar-tab.lm-mod-current.jp-mod-dirty')", timeout=30_000)
+    for _ in range(100):
+        model = lab.api(f"api/contents/{path}")
+        if model["last_modified"] != before:
+            break
+        page.wait_for_timeout(100)
+    return nbformat.from_dict(model["content"])
+
+
+def drive(page, widget):
+    """Move every slider and press every button of a widget; return {label: what changed}.
+
+    A control that changes nothing at first (a "back" button at the first step) is tried
+    again once after the others have moved the widget away from its start.
+    """
+    results, pending = {}, ld.controls(widget)
+    for attempt in range(2):
+        retry = []
+        for kind, control, label in pending:
+            before = ld.widget_state(widget)
+            times = ld.operate(page, widget, kind, control)
+            after = ld.widget_state(widget)
+            changed = {"figure": after["figures"] != before["figures"], "text": after["text"] != before["text"],
+                       "had_figure": bool(before["figures"]), "had_text": bool(before["text"].strip()),
+                       "times": times}
+            if attempt == 0 and not (changed["figure"] or changed["text"]):
+                retry.append((kind, control, label))
+            results[f"{kind} {label}"] = changed
+        pending = retry
+    return results
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=[Path(p).stem for p in LECTURES])
+def test_lecture_runs_in_jupyterlab_and_its_widgets_respond(path, student_lab, new_page):
+    page = new_page(student_lab)
+    ld.open_notebook(page, student_lab, path)
+    prompts = ld.run_all(page)
+    unrun = [i for i, p in enumerate(prompts) if not re.search(r"\d", p)]
+    assert not unrun, f"Run All Cells left code cells {unrun} unrun (prompts {prompts}): it stopped at an error"
+    errors = ld.error_outputs(page)
+    assert not errors, "error outputs on the page:\n" + "\n---\n".join(e[-1500:] for e in errors)
+
+    nb = saved_notebook(page, student_lab, path)
+    model_errors = [f"cell {i}: {o.get('ename')}: {o.get('evalue')}" for i, c in enumerate(nb.cells)
+                    if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not model_errors, f"the notebook holds error outputs: {model_errors}"
+    n_widgets = sum(WIDGET_MIME in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+
+    assert not ld.widget_fallbacks(page), f"widgets shown as text, not rendered: {ld.widget_fallbacks(page)}"
+    widgets = ld.widget_outputs(page)
+    assert len(widgets) == n_widgets, f"{n_widgets} widget outputs in the notebook, {len(widgets)} rendered views"
+
+    for number, widget in enumerate(widgets):
+        results = drive(page, widget)
+        for control, r in results.items():
+            what = f"widget {number} of {path}, {control}"
+            assert r["figure"] or r["text"], f"{what}: neither the figure nor the numbers changed"
+            if r["had_figure"]:
+                assert r["figure"], f"{what}: the figure was not redrawn"
+            if r["had_text"]:
+                assert r["text"], f"{what}: the numbers shown did not change"
+
+
+def validation_dialog(page, notebook_path, lab):
+    """Open a notebook, press Validate, and return the dialog's message element."""
+    ld.open_notebook(page, lab, notebook_path, kernel=False)  # nbgrader validates in its own kernel
+    button = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .validate-button")
+    assert button.count() == 1, "no Validate button in the notebook's toolbar"
+    button.click()
+    page.wait_for_selector(".jp-Dialog .jp-Dialog-header:has-text('Validation Results')", timeout=120_000)
+    return page.locator(".jp-Dialog #validation-message")
+
+
+def test_validate_names_every_failing_cell_of_an_untouched_assignment(student_lab, new_page):
+    released = nbformat.read(student_lab.course / RELEASED, as_version=4)
+    tests = {grade_id(c): c.source.strip() for c in released.cells
+             if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")}
+    assert tests, "the released assignment has no test cells"
+    message = validation_dialog(new_page(student_lab), RELEASED, student_lab)
+    assert "validation-failed" in message.get_attribute("class")
+    text = message.text_content()
+    assert text.count("The following cell failed:") == len(tests), text[:2000]
+    # every test cell fails on the stubs, and each is shown with its source
+    shown = [t.strip() for t in message.locator("pre").all_text_contents()]
+    for gid, source in tests.items():
+        assert any(source.splitlines()[0] in s for s in shown), f"failing test cell {gid} is not named"
+    assert "NotImplementedError" in text
+
+
+def test_validate_passes_the_reference_solution(student_lab, new_page):
+    released = nbformat.read(student_lab.course / RELEASED, as_version=4)
+    solved = fill(released, reference_bodies(ASSIGNMENT))
+    path = f"release/{ASSIGNMENT}/{ASSIGNMENT}-solved.ipynb"
+    nbformat.write(solved, student_lab.course / path)
+    message = validation_dialog(new_page(student_lab), path, student_lab)
+    assert "validation-success" in message.get_attribute("class"), message.text_content()[:2000]
+    assert "Success! Your notebook passes all the tests." in message.text_content()
+
+
+def nbgrader_menu(page):
+    """Open the Nbgrader menu; return the labels of its visible items."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Nbgrader$")).click()
+    items = page.locator(".lm-Menu li.lm-Menu-item:not(.lm-mod-hidden) .lm-Menu-itemLabel").all_text_contents()
+    page.keyboard.press("Escape")
+    return [i.strip() for i in items]
+
+
+def test_students_see_validate_and_assignments_but_no_instructor_tools(student_lab, new_page):
+    page = new_page(student_lab)
+    ld.open_notebook(page, student_lab, RELEASED)
+    assert page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .validate-button").count() == 1
+    items = nbgrader_menu(page)
+    assert "Assignment List" in items, items
+    assert not [i for i in items if "Formgrader" in i or "Course" in i], items
+    assert page.locator(".lm-TabBar-tab", has_text="Create Assignment").count() == 0
+    # the Assignment List opens
+    ld.menu_command(page, "Nbgrader", "nbgrader:open-assignment-list")
+    page.wait_for_selector(".lm-TabBar-tab:has-text('Assignments')")
+    # and the server has no formgrader to reach by typing its address
+    with pytest.raises(urllib.error.HTTPError) as err:
+        student_lab.api("formgrader")
+    assert err.value.code == 404
+    assert student_lab.api(f"assignments?course_id=ml-foundations") is not None
+
+
+def exercise_points(nb):
+    """{exercise: points} from the nbgrader metadata (the exercise is the grade_id up to the first '-')."""
+    points = {}
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            name = meta["grade_id"].split("-", 1)[0]
+            points[name] = points.get(name, 0) + meta.get("points", 0)
+    return points
+
+
+def test_instructors_see_the_formgrader_with_the_autograded_scores(instructor_lab, new_page):
+    course = instructor_lab.course
+    source = nbformat.read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    points = exercise_points(source)
+    total = sum(points.values())
+    released = nbformat.read(course / RELEASED, as_version=4)
+    ref = reference_bodies(ASSIGNMENT)
+    first = next(iter(points))
+    partial = {gid: body for gid, body in ref.items() if gid.split("-", 1)[0] == first}
+    expected = {"alice": total, "bob": 0, "carol": points[first]}
+    for student, nb in {"alice": fill(released, ref), "bob": released, "carol": fill(released, partial)}.items():
+        folder = course / "submitted" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+    run = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-m", "grading", "autograde", ASSIGNMENT],
+                         cwd=course, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+    page = new_page(instructor_lab)
+    page.goto(instructor_lab.url("lab", reset=None))
+    page.wait_for_selector(".lm-MenuBar-itemLabel:has-text('Nbgrader')")
+    items = nbgrader_menu(page)
+    assert "Formgrader" in items, items
+    assert page.locator(".lm-TabBar-tab", has_text="Create Assignment").count() == 1
+    ld.menu_command(page, "Nbgrader", "nbgrader:open-formgrader")
+    frame = page.frame_locator("iframe[src*='formgrader']")
+    # Manage Assignments: the assignment, with its three submissions
+    row = frame.locator("tr", has_text=ASSIGNMENT).first
+    row.wait_for(timeout=60_000)
+    header = [" ".join(h.split()) for h in frame.locator("thead th").all_text_contents()]
+    cells = [c.strip() for c in row.locator("td").all_text_contents()]
+    assert cells[header.index("# Submissions")] == str(len(expected)), dict(zip(header, cells))
+
+    # Manage Students: every student's score out of the assignment's points
+    frame.locator("a", has_text="Manage Students").click()
+    for student, score in expected.items():
+        line = frame.locator("tr", has_text=student).first
+        line.wait_for(timeout=30_000)
+        text = " ".join(line.text_content().split())
+        assert re.search(rf"(?<![\d.]){score:g}(\.0+)? / {total:g}(\.0+)?$", text), \
+            f"{student}: expected {score:g} / {total:g}, the Formgrader shows {text!r}"

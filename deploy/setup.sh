@@ -7,7 +7,6 @@
 #
 # Options (defaults in brackets):
 #   --prefix DIR        where the deployment lives [/opt/ml-foundations]
-#   --course-id ID      nbgrader course id; also the course folder ~INSTRUCTOR/ID [ml-foundations]
 #   --instructor NAME   the instructor's Linux user [instructor]
 #   --students "A B"    the students' Linux users [student01 student02 student03]
 #   --group NAME        the students' Linux group [<course-id>-students]
@@ -24,7 +23,6 @@ umask 022
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
 PREFIX=/opt/ml-foundations
-COURSE_ID=ml-foundations
 INSTRUCTOR=instructor
 STUDENTS="student01 student02 student03"
 GROUP=""
@@ -37,7 +35,6 @@ SYSTEM_PYTHON=/usr/bin/python3   # Debian's: a Python under /root cannot be run 
 while [ $# -gt 0 ]; do
     case "$1" in
         --prefix) PREFIX=$2; shift 2 ;;
-        --course-id) COURSE_ID=$2; shift 2 ;;
         --instructor) INSTRUCTOR=$2; shift 2 ;;
         --students) STUDENTS=$2; shift 2 ;;
         --group) GROUP=$2; shift 2 ;;
@@ -49,6 +46,9 @@ while [ $# -gt 0 ]; do
         *) echo "setup.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
+# The course id is the course's own (nbgrader_config.py): the course folder ~INSTRUCTOR/<id>, the
+# exchange's folder, the gradebook's database and the students' group are named after it.
+COURSE_ID=$(sed -n 's/^c\.CourseDirectory\.course_id *= *["'"'"']\([a-z0-9-]*\)["'"'"'].*/\1/p' "$REPO/nbgrader_config.py")
 GROUP=${GROUP:-$COURSE_ID-students}
 
 say() { echo ">>> $*"; }
@@ -58,7 +58,7 @@ die() { echo "setup.sh: error: $*" >&2; exit 1; }
 for name in "$INSTRUCTOR" $STUDENTS $NEW_STUDENT; do
     [[ "$name" =~ ^[a-z_][a-z0-9_-]{0,30}$ ]] || die "'$name' is not a valid user name: expected lower-case letters, digits, '-' or '_'"
 done
-[[ "$COURSE_ID" =~ ^[a-z][a-z0-9-]{0,40}$ ]] || die "--course-id '$COURSE_ID': expected lower-case letters, digits and '-'"
+[[ "$COURSE_ID" =~ ^[a-z][a-z0-9-]{0,40}$ ]] || die "no course id in $REPO/nbgrader_config.py: expected a line c.CourseDirectory.course_id = \"<lower-case letters, digits, '-'>\""
 for port in "$HUB_PORT" "$PG_PORT"; do
     [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -gt 1024 ] && [ "$port" -lt 65000 ] \
         || die "port '$port': expected a number between 1025 and 64999"
@@ -286,17 +286,22 @@ print(f"REVOKE ALL ON DATABASE {db} FROM PUBLIC;")
 print(f"GRANT ALL ON DATABASE {db} TO {role};")
 PY
 say "gradebook: database $DB_NAME, role $DB_ROLE (password in $INSTR_HOME/.gradebook-password)"
-add_to_gradebook "$COURSE_DIR" $STUDENTS
 
 # --- 5. JupyterHub and its proxy on 127.0.0.1 ------------------------------------------
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+HUB_STARTING=""
 if alive "$RUN/jupyterhub.pid"; then
     say "JupyterHub already running (pid $(cat "$RUN/jupyterhub.pid"))"
 else
+    HUB_STARTING=1
     say "JupyterHub on http://127.0.0.1:$HUB_PORT"
     (cd "$HUBDIR" || exit 1
      COURSE_DEPLOY_JSON="$PREFIX/etc/deploy.json" setsid -f "$VENV/bin/jupyterhub" -f "$PREFIX/etc/jupyterhub_config.py" \
         >> "$LOG/jupyterhub.log" 2>&1 < /dev/null)
+fi
+# the students' rows in the gradebook, while the hub starts
+add_to_gradebook "$COURSE_DIR" $STUDENTS
+if [ -n "$HUB_STARTING" ]; then
     for _ in $(seq 1 120); do
         if "$VENV/bin/python" - "$HUB_PORT" <<'PY' 2>/dev/null; then break; fi
 import sys, urllib.request

@@ -44,6 +44,7 @@ PREFIX = Path(os.environ.get("COURSE_DEPLOY_PREFIX", "/opt/ml-foundations-ci"))
 INSTRUCTOR = "mlfci-teacher"
 CORRECT, PARTIAL, HOSTILE = "mlfci-ada", "mlfci-bea", "mlfci-eve"
 STUDENTS = (CORRECT, PARTIAL, HOSTILE)
+LATECOMER = "mlfci-dan"          # added to the running deployment with setup.sh --add-student
 GROUP = "mlfci-students"
 COURSE_ID = "ml-foundations"
 POINTS = {"predict": 3, "pla": 4, "radius": 1, "margin": 1, "bound": 1, "pocket": 3,
@@ -284,7 +285,10 @@ def deployment(request):
     for tool in ("runuser", "useradd", "pgrep"):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is not installed; the deployment needs it")
-    hub_port, pg_port = _free_ports(3), _free_ports(1)
+    hub_port = _free_ports(3)
+    pg_port = _free_ports(1)
+    while hub_port <= pg_port <= hub_port + 2:
+        pg_port = _free_ports(1)
     teardown = [str(ROOT / "deploy" / "teardown.sh"), "--prefix", str(PREFIX)]
     # a deployment left by an interrupted run is removed first
     subprocess.run(teardown + ["--purge"], capture_output=True, text=True)
@@ -352,8 +356,18 @@ def test_course_on_jupyterhub(deployment, request):
             check(f"{user}'s server is requested through the hub API", r.status_code in (201, 202), f"{r.status_code} {r.text[:200]}")
         # -- while the servers start, the instructor releases the assignment ----------------
         t_rel = time.monotonic()
-        sh.run(["nbgrader", "release_assignment", ASSIGNMENT], user=INSTRUCTOR, cwd=course)
-        times["release"] = time.monotonic() - t_rel
+        with ThreadPoolExecutor(2) as pool:      # and a student joins late
+            jobs = [pool.submit(sh.run, ["nbgrader", "release_assignment", ASSIGNMENT], user=INSTRUCTOR, cwd=course),
+                    pool.submit(sh.run, [str(ROOT / "deploy" / "setup.sh"), "--prefix", str(PREFIX), "--instructor",
+                                         INSTRUCTOR, "--group", GROUP, "--add-student", LATECOMER])]
+            for job in jobs:
+                job.result()
+        times["release (and --add-student)"] = time.monotonic() - t_rel
+        late = HubUser(base, LATECOMER)
+        r, _ = late.login(shared_password)
+        check("a student added to the running hub logs in (no restart)", r.status_code == 302, r.status_code)
+        home = Path(pwd.getpwnam(LATECOMER).pw_dir)
+        check("the added student's home is 0700", stat.S_IMODE(home.stat().st_mode) == 0o700, oct(home.stat().st_mode))
         check("assignment is in the exchange's outbound folder", outbound_nb.is_file())
         for user, person in people.items():
             check(f"{user}'s server is ready", person.wait_ready())
@@ -451,6 +465,14 @@ def test_course_on_jupyterhub(deployment, request):
         got = nbformat.read(course / "submitted" / CORRECT / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
         check(f"{CORRECT}'s collected notebook is the one {CORRECT} handed in",
               [c.source for c in got.cells] == [c.source for c in handed_in[CORRECT].cells])
+        # the same inbound folder collected by nbgrader's own collector: it only warns, and takes the forgery
+        plain = sh.run(["nbgrader", "collect", ASSIGNMENT, "--CourseDirectory.submitted_directory=plain-collect",
+                        "--ExchangeFactory.collect=nbgrader.exchange.default.collect.ExchangeCollect"],
+                       user=INSTRUCTOR, cwd=course)
+        taken = course / "plain-collect" / CORRECT / ASSIGNMENT / "timestamp.txt"
+        check("(nbgrader's own collect would have taken the forgery as the classmate's submission)",
+              taken.is_file() and taken.read_text().strip() == FORGED_TIMESTAMP, (plain.stdout + plain.stderr)[-300:])
+        shutil.rmtree(course / "plain-collect", ignore_errors=True)
         times["collect"] = time.monotonic() - t
         t = time.monotonic()
         p = sh.run(["python", "-m", "grading", "autograde", ASSIGNMENT], user=INSTRUCTOR, cwd=course)
@@ -477,15 +499,19 @@ def test_course_on_jupyterhub(deployment, request):
         check(f"{PARTIAL} loses exactly the PLA and pocket points",
               partial.get("pla (/4)") == "0" and partial.get("pocket (/3)") == "0" and partial.get("predict (/3)") == "3",
               str(partial))
-        pg = subprocess.run(["runuser", "-u", "postgres", "--", "psql", "-h", str(PREFIX / "run" / "postgresql"),
-                             "-p", str(cfg["pg_port"]), "-d", cfg["db_name"], "-At", "-c",
-                             "SELECT s.student_id, SUM(COALESCE(g.manual_score, g.auto_score)) FROM grade g "
-                             "JOIN submitted_notebook n ON g.notebook_id = n.id "
-                             "JOIN submitted_assignment s ON n.assignment_id = s.id GROUP BY s.student_id ORDER BY 1"],
-                            capture_output=True, text=True)
-        in_db = {line.split("|")[0]: float(line.split("|")[1]) for line in pg.stdout.split()}
-        check("the PostgreSQL gradebook holds the same scores", in_db == {s: float(v) for s, v in EXPECTED.items()},
-              f"{in_db} {pg.stderr[-300:]}")
+        def sql(query):  # the gradebook itself, read by PostgreSQL's superuser over the cluster's socket
+            return subprocess.run(["runuser", "-u", "postgres", "--", "psql", "-h", str(PREFIX / "run" / "postgresql"),
+                                   "-p", str(cfg["pg_port"]), "-d", cfg["db_name"], "-At", "-c", query],
+                                  capture_output=True, text=True).stdout.split()
+
+        in_db = {row.split("|")[0]: float(row.split("|")[1]) for row in sql(
+            "SELECT s.student_id, SUM(COALESCE(g.manual_score, g.auto_score)) FROM grade g "
+            "JOIN submitted_notebook n ON g.notebook_id = n.id "
+            "JOIN submitted_assignment s ON n.assignment_id = s.id GROUP BY s.student_id ORDER BY 1")}
+        check("the PostgreSQL gradebook holds the same scores", in_db == {s: float(v) for s, v in EXPECTED.items()}, in_db)
+        roster = sql("SELECT id FROM student ORDER BY 1")
+        check("the gradebook's roster has every student, the added one too",
+              roster == sorted(STUDENTS + (LATECOMER,)), roster)
 
         # -- students fetch their feedback -------------------------------------------------
         t = time.monotonic()
@@ -533,7 +559,7 @@ def test_course_on_jupyterhub(deployment, request):
         times["teardown"] = time.monotonic() - t
         check("teardown.sh stops everything", p.returncode == 0, p.stderr[-500:])
         check("hub, proxy and PostgreSQL are gone", pids and not _gone(list(pids.values())), pids)
-        left = _processes_of((INSTRUCTOR,) + STUDENTS)
+        left = _processes_of((INSTRUCTOR, LATECOMER) + STUDENTS)
         check("no process of the course's users is left (servers, kernels)", not left, left)
         times["total (after setup)"] = time.monotonic() - t0
         print("  timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()))

@@ -295,6 +295,7 @@ if alive "$RUN/jupyterhub.pid"; then
 else
     HUB_STARTING=1
     say "JupyterHub on http://127.0.0.1:$HUB_PORT"
+    (umask 077 && touch "$LOG/jupyterhub.log")   # the hub's log is root's alone
     (cd "$HUBDIR" || exit 1
      COURSE_DEPLOY_JSON="$PREFIX/etc/deploy.json" setsid -f "$VENV/bin/jupyterhub" -f "$PREFIX/etc/jupyterhub_config.py" \
         >> "$LOG/jupyterhub.log" 2>&1 < /dev/null)

@@ -2,12 +2,20 @@
 
 
 def pytest_terminal_summary(terminalreporter):
-    """Repeat the closing lines that a test recorded for itself (e.g. the deployment's own checks)."""
-    lines = []
+    """Show what a test recorded for the reader: ``report`` lines, then its ``checks_summary`` line last.
+
+    The deployment test counts its own checks and records ``N passed, N failed``; recorded
+    properties also reach this hook from pytest-xdist's workers.
+    """
+    notes, summaries = [], []
     for reports in terminalreporter.stats.values():
         for report in reports:
+            if getattr(report, "when", "call") != "call":
+                continue
             for key, value in getattr(report, "user_properties", ()):
-                if key == "checks_summary" and getattr(report, "when", "call") == "call":
-                    lines.append(value)
-    for line in lines:
+                if key == "report":
+                    notes.append(value)
+                elif key == "checks_summary":
+                    summaries.append(value)
+    for line in notes + summaries:
         terminalreporter.write_line(line)

@@ -446,6 +446,8 @@ def test_course_on_jupyterhub(deployment, request):
                           ("the course folder", ["ls", str(course)]),
                           ("the gradebook password", ["cat", str(secret_file)]),
                           ("the hub's shared password", ["cat", str(PREFIX / "hub" / "shared-password")]),
+                          ("the hub's log", ["cat", str(PREFIX / "log" / "jupyterhub.log")]),
+                          ("PostgreSQL's log", ["cat", str(PREFIX / "log" / "postgresql.log")]),
                           ("the instructor's nbgrader configuration", ["cat", str(homes[INSTRUCTOR] / ".jupyter" / "nbgrader_config.py")])]:
             p = sh.run(cmd, user=PARTIAL, check=False)
             check(f"a student cannot read {what}", p.returncode != 0 and "ermission denied" in p.stderr, p.stderr.strip())
@@ -491,6 +493,7 @@ def test_course_on_jupyterhub(deployment, request):
             rows = {r["student_id"]: r for r in csv.DictReader(f)}
         got_scores = {s: rows.get(s, {}).get("score") for s in STUDENTS}
         print(f"  grades from PostgreSQL: {got_scores} (expected {EXPECTED})")
+        request.node.user_properties.append(("report", f"deploy: grades exported from PostgreSQL {got_scores}, expected {EXPECTED}"))
         for student, want in EXPECTED.items():
             row = rows.get(student, {})
             check(f"{student} scores {want}/{TOTAL}", row.get("status") == "graded" and row.get("score") == f"{want:g}",
@@ -531,7 +534,9 @@ def test_course_on_jupyterhub(deployment, request):
         graded = nbformat.read(course / "autograded" / HOSTILE / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
         seen = "".join(o.get("text", "") for c in graded.cells for o in c.get("outputs", []))
         at_grading = dict(re.findall(r"^PROBE (\S+) (\S+)", seen, re.M))
-        print(f"  NOTE: at autograde the submission's code runs as the instructor, unconfined: {at_grading}")
+        note = f"NOTE: at autograde the submission's code runs as the instructor, unconfined: {at_grading}"
+        print("  " + note)
+        request.node.user_properties.append(("report", "deploy: " + note))
 
         # -- no password in any log or output ------------------------------------------------
         texts = list(sh.printed)
@@ -566,5 +571,5 @@ def test_course_on_jupyterhub(deployment, request):
         line = f"deploy: {check.summary()}"
         print(line)
         request.node.user_properties.append(("checks_summary", line))
-        request.node.user_properties.append(("timings", {k: round(v, 1) for k, v in times.items()}))
+        request.node.user_properties.append(("report", "deploy: timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items())))
     assert not check.failed, "failed checks:\n" + "\n".join(f"  {n}: {d}" for n, d in check.failed)

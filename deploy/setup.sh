@@ -160,7 +160,8 @@ make_user() {  # make_user NAME [GROUP]: a Linux user whose home only they can r
 {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": false}}}
 JSON
         cat > "$home/.jupyter/labconfig/page_config.json" <<'JSON'
-{"disabledExtensions": {"@jupyter/nbgrader:formgrader": true, "@jupyter/nbgrader:create-assignment": true}}
+{"disabledExtensions": {"@jupyter/nbgrader:formgrader": true, "@jupyter/nbgrader:create-assignment": true,
+                       "@jupyter/nbgrader:course-list": true}}
 JSON
         chown "$name:$name" "$home/.jupyter/jupyter_server_config.json" "$home/.jupyter/labconfig/page_config.json"
     fi

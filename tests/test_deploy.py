@@ -444,6 +444,8 @@ def test_course_on_jupyterhub(deployment, request):
         check("a student's token is refused on the instructor's server", r.status_code in (403, 404), r.status_code)
         r = eve.server("GET", "/formgrader/api/assignments", owner=INSTRUCTOR)
         check("a student's token is refused on the Formgrader's API", r.status_code in (403, 404), r.status_code)
+        r = eve.server("GET", "/formgrader/api/assignments")
+        check("a student's own server has no Formgrader", r.status_code == 404, r.status_code)
         r = people[INSTRUCTOR].server("GET", "/formgrader/api/assignments")
         check("the instructor's own token opens the Formgrader's API", r.status_code == 200 and ASSIGNMENT in r.text,
               f"{r.status_code} {r.text[:200]}")

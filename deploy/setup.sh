@@ -186,6 +186,11 @@ COURSE_DIR=${INSTR_HOME:-/home/$INSTRUCTOR}/$COURSE_ID
 
 if [ "$MODE" = add ]; then
     [ -f "$PREFIX/etc/deploy.json" ] || die "no deployment in $PREFIX: run setup.sh first"
+    # the running deployment's instructor and group, whatever the options say
+    INSTRUCTOR=$("$VENV/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["instructor"])' "$PREFIX/etc/deploy.json")
+    GROUP=$("$VENV/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["student_group"])' "$PREFIX/etc/deploy.json")
+    INSTR_HOME=$(getent passwd "$INSTRUCTOR" | cut -d: -f6)
+    COURSE_DIR=$INSTR_HOME/$COURSE_ID
     make_user "$NEW_STUDENT" "$GROUP"
     add_to_gradebook "$COURSE_DIR" "$NEW_STUDENT"
     say "student $NEW_STUDENT added (the hub lets members of $GROUP log in; no restart needed)"

@@ -4,6 +4,7 @@ import os
 import sys
 from pathlib import Path
 
+from jupyter_core.paths import jupyter_config_path
 from traitlets.config import Config, PyFileConfigLoader
 
 __all__ = ["Course", "CourseError"]
@@ -47,7 +48,13 @@ class Course:
         cfg_file = self.root / "nbgrader_config.py"
         if not cfg_file.is_file():
             raise CourseError(f"{self.root} is not a course directory: expected {cfg_file}")
-        self.config = PyFileConfigLoader(cfg_file.name, path=str(self.root)).load_config()
+        # as nbgrader does: the user's and the environment's nbgrader_config.py (a deployment's
+        # gradebook and exchange), then the course's own, which wins
+        self.config = Config()
+        for path in reversed(jupyter_config_path()):
+            if (Path(path) / cfg_file.name).is_file():
+                self.config.merge(PyFileConfigLoader(cfg_file.name, path=path).load_config())
+        self.config.merge(PyFileConfigLoader(cfg_file.name, path=str(self.root)).load_config())
         self.config.CourseDirectory.root = str(self.root)
         if overrides is not None:
             self.config.merge(overrides)

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Stop the course's deployment: JupyterHub (and with it every user's server), its proxy, PostgreSQL.
+#
+#   sudo deploy/teardown.sh [--prefix DIR]            stop everything; users, grades and data stay
+#   sudo deploy/teardown.sh [--prefix DIR] --purge    also remove the users, their homes (with the
+#                                                     course folder), the gradebook, the exchange
+#   sudo deploy/teardown.sh [--prefix DIR] --uninstall  --purge, and the installed software (PREFIX)
+#
+# Processes are found by the pid files in PREFIX/run/ and, for what a user's server left
+# behind (kernels), by the deployment's own users; each is stopped by its id (TERM, then
+# KILL after 10 s). Exits non-zero if anything of the deployment is still running.
+set -uo pipefail
+
+PREFIX=/opt/ml-foundations
+PURGE=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --prefix) PREFIX=$2; shift 2 ;;
+        --purge) PURGE=1; shift ;;
+        --uninstall) PURGE=2; shift ;;
+        -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "teardown.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+[ "$(id -u)" = 0 ] || { echo "teardown.sh: run as root" >&2; exit 1; }
+say() { echo ">>> $*"; }
+RUN=$PREFIX/run
+CONF=$PREFIX/etc/deploy.json
+
+setting() {  # setting KEY: a value of PREFIX/etc/deploy.json (empty when there is none)
+    [ -f "$CONF" ] || return 0
+    python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], ""))' "$CONF" "$1"
+}
+INSTRUCTOR=$(setting instructor)
+GROUP=$(setting student_group)
+students() { [ -n "$GROUP" ] && getent group "$GROUP" | cut -d: -f4 | tr ',' ' '; }
+USERS="$INSTRUCTOR $(students)"
+
+stop_pid() {  # stop_pid PID NAME: TERM, wait up to 10 s, then KILL
+    local pid=$1 name=$2
+    kill -0 "$pid" 2>/dev/null || return 0
+    kill -TERM "$pid" 2>/dev/null
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    echo "teardown.sh: $name (pid $pid) ignored TERM; killing it" >&2
+    kill -KILL "$pid" 2>/dev/null
+    sleep 0.2
+}
+
+# 1. The hub: on TERM it stops every user's server and the proxy it started.
+if [ -f "$RUN/jupyterhub.pid" ]; then
+    say "stopping JupyterHub"
+    stop_pid "$(cat "$RUN/jupyterhub.pid")" jupyterhub
+    rm -f "$RUN/jupyterhub.pid"
+fi
+if [ -f "$RUN/proxy.pid" ]; then
+    stop_pid "$(cat "$RUN/proxy.pid")" configurable-http-proxy
+    rm -f "$RUN/proxy.pid"
+fi
+
+# 2. Whatever the users' servers left (kernels, terminals): the deployment's users only, by pid.
+for user in $USERS; do
+    id -u "$user" >/dev/null 2>&1 || continue
+    for pid in $(pgrep -u "$user" 2>/dev/null); do
+        stop_pid "$pid" "process of $user"
+    done
+done
+
+# 3. PostgreSQL (its own cluster in PREFIX/pgdata).
+if [ -f "$PREFIX/pgdata/PG_VERSION" ]; then
+    PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+    if runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PREFIX/pgdata" status >/dev/null 2>&1; then
+        say "stopping PostgreSQL"
+        runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PREFIX/pgdata" -m fast -w -t 30 -s stop
+    fi
+    rm -f "$RUN/postgresql.pid"
+fi
+
+# 4. Check: nothing of the deployment may still run.
+left=""
+for f in "$RUN"/*.pid; do
+    [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && left="$left $(basename "$f" .pid):$(cat "$f")"
+done
+for user in $USERS; do
+    id -u "$user" >/dev/null 2>&1 && [ -n "$(pgrep -u "$user")" ] && left="$left $user:$(pgrep -u "$user" | tr '\n' ,)"
+done
+if [ -f "$PREFIX/pgdata/postmaster.pid" ] && kill -0 "$(head -1 "$PREFIX/pgdata/postmaster.pid")" 2>/dev/null; then
+    left="$left postgresql:$(head -1 "$PREFIX/pgdata/postmaster.pid")"
+fi
+if [ -n "$left" ]; then
+    echo "teardown.sh: still running:$left" >&2
+    exit 1
+fi
+say "stopped"
+
+# 5. --purge: users, homes (with the course folder and the grades), the database, the exchange.
+if [ "$PURGE" -ge 1 ]; then
+    case "$PREFIX" in
+        /|/opt|/usr|/home|/root|/var|"") echo "teardown.sh: refusing to remove '$PREFIX'" >&2; exit 1 ;;
+    esac
+    say "removing the users ($USERS) and their homes, the gradebook, the exchange"
+    for user in $USERS; do
+        if id -u "$user" >/dev/null 2>&1; then
+            userdel --remove "$user" 2>/dev/null
+            id -u "$user" >/dev/null 2>&1 && echo "teardown.sh: could not remove user $user" >&2
+        fi
+    done
+    [ -n "$GROUP" ] && getent group "$GROUP" >/dev/null && groupdel "$GROUP"
+    rm -rf "$PREFIX/pgdata" "$PREFIX/exchange" "$PREFIX/hub" "$PREFIX/log" "$PREFIX/run" "$PREFIX/etc"
+    rm -f "$PREFIX/venv/etc/jupyter/nbgrader_config.py"
+fi
+if [ "$PURGE" = 2 ]; then
+    say "removing $PREFIX"
+    rm -rf "$PREFIX"
+fi

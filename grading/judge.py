@@ -450,6 +450,16 @@ def is_setup_cell(cell):
         and not meta.get("solution")
 
 
+def _imports_only(source):
+    """The import statements of a piece of code (top level), as code."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ""
+    tree.body = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    return ast.unparse(tree)
+
+
 def _stream(text):
     return NotebookNode(output_type="stream", name="stdout", text=text)
 
@@ -541,9 +551,10 @@ class JudgeExecute(_judge_preprocessor_base()):
             setup = is_setup_cell(cell) and gid in setups
             timeout = max(self.timeout, self.setup_timeout) if setup else self.timeout
             if setup:
-                # the instructor's imports are trusted: the judge runs them too (from the gradebook)
+                # the instructor's imports are trusted: the judge runs them too (from the gradebook),
+                # but not the rest of a setup cell (data loading, pictures), which only the student needs
                 with contextlib.suppress(Exception), contextlib.redirect_stdout(io.StringIO()):
-                    exec(compile(setups[gid], "<setup>", "exec"), setup_ns)
+                    exec(compile(_imports_only(setups[gid]), "<setup>", "exec"), setup_ns)
             printed, error, timed_out = session.exec_cell(index, cell.source, timeout)
             if printed:
                 cell.outputs.append(_stream(printed))

@@ -129,15 +129,21 @@ def _python_paths():
 
 
 def _package_dirs(names=("course_lib",)):
-    """Where the course's own packages live (an editable install points into the course)."""
-    import importlib.util
+    """Where the course's own packages live for the sandboxed interpreter.
 
-    dirs = set()
-    for name in names:
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.submodule_search_locations:
-            dirs.update(Path(p) for p in spec.submodule_search_locations)
-    return dirs
+    Asked of a fresh ``python -I`` (as the worker is started), not of this process: here the
+    current folder may shadow the installed package (``python -m`` from a course copy).
+    """
+    code = ("import importlib.util as u, sys\n"
+            "for n in sys.argv[1:]:\n"
+            "    s = u.find_spec(n)\n"
+            "    print('\\n'.join((s.submodule_search_locations or []) if s else []))")
+    try:
+        out = subprocess.run([sys.executable, "-I", "-c", code, *names], capture_output=True, text=True,
+                             timeout=60, cwd="/").stdout
+    except (OSError, subprocess.TimeoutExpired):
+        out = ""
+    return {Path(line) for line in out.splitlines() if line.strip()}
 
 
 def _minimal(paths):
@@ -184,8 +190,10 @@ class Sandbox:
     # -- the command line ------------------------------------------------------------
     def readonly_paths(self):
         """Every folder bound read-only into the sandbox."""
-        system = [Path(p) for p in ("/usr", "/etc/alternatives", "/etc/ssl", "/etc/localtime") if Path(p).exists()]
-        return _minimal(system + list(_python_paths()) + list(_package_dirs()) + list(self.extra_ro))
+        if getattr(self, "_readonly", None) is None:
+            system = [Path(p) for p in ("/usr", "/etc/alternatives", "/etc/ssl", "/etc/localtime") if Path(p).exists()]
+            self._readonly = _minimal(system + list(_python_paths()) + list(_package_dirs()) + list(self.extra_ro))
+        return self._readonly
 
     def _unprivileged_user(self, uid=None):
         if uid is not None:

@@ -80,6 +80,7 @@ install_debian() {
     [ -x "$SYSTEM_PYTHON" ] && "$SYSTEM_PYTHON" -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
     command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+    command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)   # the autograder's sandbox
     if [ ${#missing[@]} -gt 0 ]; then
         say "apt-get install ${missing[*]}"
         apt-get update -qq

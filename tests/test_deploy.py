@@ -542,13 +542,19 @@ def test_course_on_jupyterhub(deployment, request):
                 check(f"{student}'s feedback has no hidden test", "BEGIN HIDDEN TESTS" not in text)
         times["fetch feedback"] = time.monotonic() - t
 
-        # at grading time the submission's code runs as the instructor: say what it could reach
+        # at grading time the submission's code runs in the grader's sandbox: it reaches nothing
         graded = nbformat.read(course / "autograded" / HOSTILE / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
         seen = "".join(o.get("text", "") for c in graded.cells for o in c.get("outputs", []))
         at_grading = dict(re.findall(r"^PROBE (\S+) (\S+)", seen, re.M))
-        note = f"NOTE: at autograde the submission's code runs as the instructor, unconfined: {at_grading}"
-        print("  " + note)
-        request.node.user_properties.append(("report", "deploy: " + note))
+        print(f"  hostile code, at autograde (sandboxed, as {INSTRUCTOR}'s grader): {at_grading}")
+        request.node.user_properties.append(("report", f"deploy: hostile code at autograde: {at_grading}"))
+        for what in ("list-classmate-home", "read-classmate-notebook", "list-course-folder",
+                     "read-gradebook-password", "list-inbound"):
+            check(f"at autograde, hostile code cannot {what.replace('-', ' ')}", at_grading.get(what) == "denied",
+                  at_grading)
+        forged_at_grading = [p for p in inbound.iterdir() if FORGED_TIMESTAMP in p.name
+                             and pwd.getpwuid(p.stat().st_uid).pw_name != HOSTILE]
+        check("at autograde, hostile code planted nothing in the exchange", not forged_at_grading, forged_at_grading)
 
         # -- no password in any log or output ------------------------------------------------
         texts = list(sh.printed)

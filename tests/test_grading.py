@@ -12,8 +12,6 @@ import json
 import re
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -23,8 +21,8 @@ from grading.autograde import autograde, release
 from grading.course import CourseError
 from grading.feedback import hidden_lines
 from grading.report import collect, grades
-from grading_helpers import (ASSIGNMENT, ROOT, fill, grade_id, make_course, reference_bodies,
-                             submit)
+from grading_helpers import (ASSIGNMENT, ROOT, autograde_class, fill, grade_id, make_course, public_lines,
+                             reference_bodies, released_notebook, submit, with_answers)
 
 SOURCE_NB = ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 RELEASE_NB = ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -110,15 +108,7 @@ os._exit(1)
 
 
 def answers(**changes):
-    """The reference answers with some cells changed (None: leave that stub untouched)."""
-    out = dict(REF)
-    for gid, code in changes.items():
-        gid = gid.replace("_", "-")
-        if code is None:
-            out.pop(gid)
-        else:
-            out[gid] = code
-    return out
+    return with_answers(REF, **changes)
 
 
 def lost(*exercises):
@@ -142,15 +132,6 @@ CASES = {
 UNGRADED = {"kernel_dies": "kernel died", "broken_json": "not valid JSON"}
 
 
-def _public_lines(nb):
-    """Lines of the instructor's notebook outside solution and hidden-test regions."""
-    public = set()
-    for c in nb.cells:
-        text = re.sub(r"### BEGIN (SOLUTION|HIDDEN TESTS).*?### END (SOLUTION|HIDDEN TESTS)", "", c.source, flags=re.S)
-        public |= {line.strip() for line in text.splitlines()}
-    return public
-
-
 def _released():
     return nbformat.read(RELEASE_NB, as_version=4)
 
@@ -168,8 +149,7 @@ def _tampered(nb):
 def graded(tmp_path_factory):
     """A course copy with every kind of submission, released, autograded and exported once."""
     course = make_course(tmp_path_factory.mktemp("grading"))
-    release(course, ASSIGNMENT)
-    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    released = released_notebook(course)
     for student, (ans, _, _) in CASES.items():
         submit(course, student, fill(released, ans))
     submit(course, "untouched", released)
@@ -178,14 +158,7 @@ def graded(tmp_path_factory):
     submit(course, "deleted_test_cells_reference", _tampered(fill(released, REF)))
     submit(course, "deleted_test_cells_wrong",
            _tampered(fill(released, answers(pla_solution=PLA_WITHOUT_BIAS, radius_solution=RADIUS_WITHOUT_X0))))
-    overrides = Config()
-    overrides.Execute.timeout = TIMEOUT
-    start = time.monotonic()
-    status = autograde(course, ASSIGNMENT, overrides=overrides, echo=lambda *a: None)
-    elapsed = time.monotonic() - start
-    exercises, rows = collect(course, ASSIGNMENT)
-    return {"course": course, "status": status, "rows": {r["student"]: r for r in rows},
-            "exercises": exercises, "elapsed": elapsed}
+    return autograde_class(course, timeout=TIMEOUT)
 
 
 # -- the assignment and its release ---------------------------------------------------
@@ -227,7 +200,7 @@ def test_release_has_no_solution_and_no_hidden_test(assignment):
         secret |= hidden_lines(c.source)
     for body in reference_bodies(assignment).values():
         secret |= {line.strip() for line in body.splitlines() if len(line.strip()) > 15}
-    public = _public_lines(source)
+    public = public_lines(source)
     leaked = sorted(s for s in secret - public if len(s) > 15 and s in released)
     assert not leaked, f"solution or hidden-test lines in release/{assignment}: {leaked[:5]}"
 
@@ -246,6 +219,26 @@ def test_every_exercise_has_signature_outside_and_a_visible_test(assignment):
         assert {g.split("-")[0] for g in map(grade_id, tests)} == set(POINTS)
     for c in stubs:                                   # every exercise has its tests
         assert any(grade_id(t).split("-")[0] == grade_id(c).split("-")[0] for t in tests), grade_id(c)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_test_cells_take_from_the_student_only_what_the_student_defines(assignment):
+    """Test cells import what they use; the grader gives them only the student's own functions and answers."""
+    import ast
+    from grading.judge import student_names
+    nb = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+    defined = set()
+    for c in nb.cells:
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"):
+            tree = ast.parse(c.source)
+            defined |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+            defined |= {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
+                        if isinstance(t, ast.Name)}
+    for c in nb.cells:
+        meta = c.metadata.get("nbgrader", {})
+        if c.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+            extra = student_names(c.source) - defined
+            assert not extra, f"{assignment}, {grade_id(c)} reads {sorted(extra)}, which no solution cell defines"
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -334,7 +327,7 @@ def test_feedback_shows_no_hidden_test(graded):
     secret = set()
     for c in source.cells:
         secret |= hidden_lines(c.source)
-    secret = {s for s in secret - _public_lines(source) if len(s) > 15} | {"BEGIN HIDDEN TESTS", "END HIDDEN TESTS"}
+    secret = {s for s in secret - public_lines(source) if len(s) > 15} | {"BEGIN HIDDEN TESTS", "END HIDDEN TESTS"}
     pages = sorted((course / "feedback").glob(f"*/{ASSIGNMENT}/{ASSIGNMENT}.html"))
     graded_students = sorted(s for s, r in graded["rows"].items() if r["status"] == "graded")
     assert [p.parents[1].name for p in pages] == graded_students

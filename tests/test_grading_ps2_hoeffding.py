@@ -6,17 +6,7 @@ own implementation, with real nbgrader and real kernels; every exercise's score 
 submission is checked. The hidden tests are statistical and draw fresh random data, so this
 file passes only if they separate right from wrong answers reliably.
 """
-import subprocess
-import sys
-import time
-
-import nbformat
-import pytest
-from traitlets.config import Config
-
-from grading.autograde import autograde, release
-from grading.report import collect
-from grading_helpers import ROOT, fill, grade_id, make_course, reference_bodies, submit
+from grading_helpers import class_grading_tests, reference_bodies, with_answers
 
 ASSIGNMENT = "ps2_hoeffding"
 POINTS = {"sample": 3, "bound": 2, "deviation": 2, "coins": 4, "obey": 1}
@@ -87,15 +77,7 @@ return result.nu_1, result.nu_rand, result.nu_min
 
 
 def answers(**changes):
-    """The reference answers with some solution cells changed (None: leave that stub untouched)."""
-    out = dict(REF)
-    for gid, code in changes.items():
-        gid = gid.replace("_", "-")
-        if code is None:
-            out.pop(gid)
-        else:
-            out[gid] = code
-    return out
+    return with_answers(REF, **changes)
 
 
 def scores(**lost):
@@ -123,68 +105,4 @@ CASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    """A course copy with every kind of submission, released and autograded once."""
-    course = make_course(tmp_path_factory.mktemp("grading_ps2"))
-    release(course, ASSIGNMENT)
-    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    for student, (ans, _) in CASES.items():
-        submit(course, student, fill(released, ans), assignment=ASSIGNMENT)
-    submit(course, "untouched", released, assignment=ASSIGNMENT)
-    overrides = Config()
-    overrides.Execute.timeout = TIMEOUT
-    start = time.monotonic()
-    status = autograde(course, ASSIGNMENT, overrides=overrides, echo=lambda *a: None)
-    elapsed = time.monotonic() - start
-    exercises, rows = collect(course, ASSIGNMENT)
-    return {"course": course, "status": status, "rows": {r["student"]: r for r in rows},
-            "exercises": exercises, "elapsed": elapsed}
-
-
-def test_points_per_exercise(graded):
-    assert graded["exercises"] == POINTS
-
-
-def test_every_exercise_has_a_visible_test_and_a_known_wrong_answer():
-    nb = nbformat.read(ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
-    assert {grade_id(c).split("-")[0] for c in tests} == set(POINTS)
-    for c in tests:
-        assert "assert" in c.source, f"{grade_id(c)} has no visible test"
-    wrong = {s: parts for s, (_, parts) in CASES.items() if s not in ("reference", "partial") and "course_lib" not in s}
-    zeroed = {ex for parts in wrong.values() for ex in POINTS if parts[ex] == 0}
-    assert zeroed == set(POINTS), "every exercise has a known-wrong answer that earns none of its points"
-    assert all(sum(parts[ex] < POINTS[ex] for ex in POINTS) == 1 for parts in wrong.values()), \
-        "each known-wrong answer is confined to one exercise"
-
-
-@pytest.mark.parametrize("student", sorted(CASES))
-def test_grade(graded, student):
-    _, parts = CASES[student]
-    row = graded["rows"][student]
-    assert row["status"] == "graded", row["reason"]
-    assert row["parts"] == parts, f"{student}: expected {parts}, got {row['parts']}"
-    assert row["score"] == sum(parts.values())
-
-
-def test_untouched_release_scores_zero(graded):
-    row = graded["rows"]["untouched"]
-    assert row["status"] == "graded"
-    assert row["score"] == 0 and all(v == 0 for v in row["parts"].values()), row["parts"]
-
-
-def test_reference_passes_the_self_check(graded):
-    course = graded["course"]
-    for student, code in (("reference", 0), ("untouched", 1)):
-        nb = course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-        out = subprocess.run([sys.executable, "-m", "grading", "check", str(nb), "--timeout", str(TIMEOUT)],
-                             capture_output=True, text=True, cwd=course)
-        assert out.returncode == code, out.stdout[-2000:]
-
-
-def test_grading_run_time(graded):
-    # each submission runs in its own kernel (about 10 s on a busy 2-core machine): a guard against a
-    # hidden test that got slow, not a benchmark
-    per_submission = graded["elapsed"] / len(graded["rows"])
-    assert per_submission < 20, f"{graded['elapsed']:.0f} s for {len(graded['rows'])} submissions"
+globals().update(class_grading_tests(ASSIGNMENT, POINTS, CASES, timeout=TIMEOUT))

@@ -6,19 +6,14 @@ an answer that calls course_lib's own implementation. Each must lose exactly the
 its exercise and keep every other point. The hidden tests draw fresh random data, so this
 file also checks that a correct answer passes them whatever the draw.
 """
-import json
 import re
-import time
-from datetime import datetime
 
 import nbformat
 import pytest
-from traitlets.config import Config
 
-from grading.autograde import autograde, release
 from grading.feedback import hidden_lines
-from grading.report import collect
-from grading_helpers import ROOT, fill, grade_id, make_course, reference_bodies, submit
+from grading_helpers import (ROOT, autograde_class, fill, grade_id, make_course, public_lines, reference_bodies,
+                             released_notebook, self_check, submit, with_answers)
 
 ASSIGNMENT = "ps4_regression"
 SOURCE_NB = ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -99,15 +94,7 @@ SGD_CALLS_COURSE_LIB = "return cl.logistic_sgd_epoch(w, X, y, eta=eta, order=ord
 
 
 def answers(**changes):
-    """The reference answers with some solution cells changed (None: leave that stub untouched)."""
-    out = dict(REF)
-    for gid, code in changes.items():
-        gid = gid.replace("_", "-")
-        if code is None:
-            out.pop(gid)
-        else:
-            out[gid] = code
-    return out
+    return with_answers(REF, **changes)
 
 
 def lost(*exercises):
@@ -139,56 +126,16 @@ CASES = {
 def graded(tmp_path_factory):
     """A course copy with every kind of submission, released, autograded and collected once."""
     course = make_course(tmp_path_factory.mktemp("grading_ps4"))
-    release(course, ASSIGNMENT)
-    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    released = released_notebook(course, ASSIGNMENT)
     for student, (ans, _) in CASES.items():
         submit(course, student, released if ans is None else fill(released, ans), assignment=ASSIGNMENT)
-    overrides = Config()
-    overrides.Execute.timeout = TIMEOUT
-    start = time.monotonic()
-    status = autograde(course, ASSIGNMENT, overrides=overrides, echo=lambda *a: None)
-    elapsed = time.monotonic() - start
-    exercises, rows = collect(course, ASSIGNMENT)
-    return {"course": course, "status": status, "rows": {r["student"]: r for r in rows},
-            "exercises": exercises, "elapsed": elapsed}
+    return autograde_class(course, ASSIGNMENT, timeout=TIMEOUT)
 
 
 # -- the assignment and its release ---------------------------------------------------
 
 def test_points_per_exercise(graded):
     assert graded["exercises"] == POINTS
-
-
-def test_release_is_up_to_date_with_source(tmp_path):
-    fresh = release(ROOT, ASSIGNMENT, dest=tmp_path)
-    want = json.loads((fresh / f"{ASSIGNMENT}.ipynb").read_text())
-    have = json.loads(RELEASE_NB.read_text())
-    assert have == want, f"release/ is stale: run `make release ASSIGNMENT={ASSIGNMENT}` and commit release/"
-    assert sorted(p.name for p in RELEASE_NB.parent.iterdir()) == sorted(p.name for p in fresh.iterdir())
-
-
-def _public_lines(nb):
-    """Lines of the instructor's notebook outside solution and hidden-test regions."""
-    public = set()
-    for c in nb.cells:
-        text = re.sub(r"### BEGIN (SOLUTION|HIDDEN TESTS).*?### END (SOLUTION|HIDDEN TESTS)", "", c.source, flags=re.S)
-        public |= {line.strip() for line in text.splitlines()}
-    return public
-
-
-def test_release_has_no_solution_and_no_hidden_test():
-    text = RELEASE_NB.read_text()
-    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
-        assert marker not in text
-    released = "\n".join(c.source for c in nbformat.read(RELEASE_NB, as_version=4).cells)
-    source = nbformat.read(SOURCE_NB, as_version=4)
-    secret = set()
-    for c in source.cells:
-        secret |= hidden_lines(c.source)
-    for body in REF.values():
-        secret |= {line.strip() for line in body.splitlines() if len(line.strip()) > 15}
-    leaked = sorted(s for s in secret - _public_lines(source) if len(s) > 15 and s in released)
-    assert not leaked, f"solution or hidden-test lines in release/: {leaked[:5]}"
 
 
 def test_every_exercise_has_signature_outside_and_a_visible_test():
@@ -205,31 +152,6 @@ def test_every_exercise_has_signature_outside_and_a_visible_test():
     headings = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     for n, pts in enumerate(POINTS.values(), start=1):
         assert re.search(rf"^## Exercise {n} .*\({pts} points\)$", headings, re.M), f"exercise {n}: {pts} points"
-
-
-def test_test_cells_are_self_contained():
-    """Every test cell imports what it uses; the only outside names are the student's functions."""
-    from grading.judge import student_names
-    functions = {"linear_regression", "hat_matrix", "cross_entropy_error", "cross_entropy_gradient", "sgd_epoch"}
-    nb = nbformat.read(SOURCE_NB, as_version=4)
-    for c in nb.cells:
-        if c.metadata.get("nbgrader", {}).get("grade"):
-            assert student_names(c.source) <= functions, (grade_id(c), student_names(c.source) - functions)
-
-
-def test_reference_test_cells_take_under_two_seconds():
-    from nbclient import NotebookClient
-    nb = nbformat.read(SOURCE_NB, as_version=4)
-    NotebookClient(nb, timeout=60, kernel_name="python3", record_timing=True).execute()
-    slow = {}
-    for c in nb.cells:
-        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade"):
-            t = c.metadata["execution"]
-            took = (datetime.fromisoformat(t["shell.execute_reply"].rstrip("Z"))
-                    - datetime.fromisoformat(t["iopub.execute_input"].rstrip("Z"))).total_seconds()
-            if took > 2.0:
-                slow[grade_id(c)] = took
-    assert not slow, f"test cells slower than 2 s on the reference solution: {slow}"
 
 
 # -- grades ---------------------------------------------------------------------------
@@ -259,7 +181,7 @@ def test_feedback_says_why_without_showing_hidden_tests(graded):
     secret = set()
     for c in source.cells:
         secret |= hidden_lines(c.source)
-    secret = {s for s in secret - _public_lines(source) if len(s) > 15}
+    secret = {s for s in secret - public_lines(source) if len(s) > 15}
     for student in ("reference", "error_wrong_sign_in_exponent", "sgd_ignores_order", "hat_calls_course_lib"):
         text = _feedback_text(course, student)
         shown = sorted(s for s in secret if s in text)
@@ -276,13 +198,8 @@ def test_grading_run_time(graded):
 
 def test_self_check_runs_the_visible_tests(graded):
     """`make check` (the Validate button's tests): the reference passes, a wrong answer is told why."""
-    import subprocess
-    import sys
-
     def check(student):
-        path = graded["course"] / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-        return subprocess.run([sys.executable, "-m", "grading", "check", str(path), "--timeout", str(TIMEOUT)],
-                              capture_output=True, text=True, cwd=graded["course"])
+        return self_check(graded, student, ASSIGNMENT, timeout=TIMEOUT)
 
     ok = check("reference")
     assert ok.returncode == 0, ok.stdout[-2000:]

@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 from grading import worker as worker_module
 from grading.checks import reference_calls_in_source, refuse_reference
-from grading.judge import (CallTimeout, KernelDied, Opaque, Proxy, Session, StudentError, Worker, decode, encode,
+from grading.judge import (KernelDied, Opaque, Proxy, Session, decode, encode,
                            run_test_cell, student_names)
 from grading.sandbox import Sandbox
 

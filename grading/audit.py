@@ -20,6 +20,7 @@ import ast
 import json
 from pathlib import Path
 
+from .checks import _dotted, python_source
 from .course import Course, CourseError
 
 __all__ = ["audit_source", "audit_notebook", "audit"]
@@ -39,28 +40,12 @@ _DUNDERS = {"__eq__", "__ne__", "__bool__", "__float__", "__int__", "__index__",
             "__array_ufunc__", "__array_function__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__"}
 
 
-def _dotted(node):
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
 def _suspicious_path(text):
     return text.startswith(("/", "~")) or ".." in text.replace("\\", "/").split("/")
 
 
 def _parse(source):
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-        source = TransformerManager().transform_cell(source)
-    except Exception:  # noqa: BLE001
-        pass
-    return ast.parse(source)
+    return ast.parse(python_source(source))
 
 
 def imported_names(source):
@@ -68,7 +53,7 @@ def imported_names(source):
 
     Examples
     --------
-    >>> imported_names("import numpy as np\nfrom course_lib import perceptron")
+    >>> imported_names("import numpy as np\\nfrom course_lib import perceptron")
     {'np': 'numpy', 'perceptron': 'course_lib.perceptron'}
     """
     try:

@@ -121,14 +121,18 @@ def reference_calls(func, forbidden):
     return sorted(found)
 
 
-def _parse(source):
+def python_source(source):
+    """A cell's code as plain Python: IPython syntax (``%magic``, ``!cmd``) turned into calls."""
     try:
         from IPython.core.inputtransformer2 import TransformerManager
-        source = TransformerManager().transform_cell(source)
+        return TransformerManager().transform_cell(source)
     except Exception:  # noqa: BLE001 - fall back to the raw text
-        pass
+        return source
+
+
+def _parse(source):
     try:
-        return ast.parse(source)
+        return ast.parse(python_source(source))
     except SyntaxError:
         return None
 
@@ -156,11 +160,11 @@ def reference_calls_in_source(sources, func_name, forbidden):
 
     Examples
     --------
-    >>> code = ["import course_lib as cl", "def pla(X, y):\n    return helper(X, y)",
-    ...         "def helper(X, y):\n    return cl.pla(X, y).w"]
+    >>> code = ["import course_lib as cl", "def pla(X, y):\\n    return helper(X, y)",
+    ...         "def helper(X, y):\\n    return cl.pla(X, y).w"]
     >>> reference_calls_in_source(code, "pla", ["pla"])
     ['pla']
-    >>> reference_calls_in_source(["def pla(X, y):\n    return X"], "pla", ["pla"])
+    >>> reference_calls_in_source(["def pla(X, y):\\n    return X"], "pla", ["pla"])
     []
     """
     forbidden = set(forbidden)

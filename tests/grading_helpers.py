@@ -87,6 +87,11 @@ def with_answers(reference, **changes):
     return out
 
 
+def scores_with(points, **lost):
+    """Expected score of every exercise: full marks except the points lost in ``lost``."""
+    return {ex: pts - lost.get(ex, 0) for ex, pts in points.items()}
+
+
 def released_notebook(course, assignment=ASSIGNMENT):
     """Release ``assignment`` in the throwaway ``course`` and return the student version."""
     from grading.autograde import release

@@ -6,7 +6,7 @@ own implementation, with real nbgrader and real kernels; every exercise's score 
 submission is checked. The hidden tests are statistical and draw fresh random data, so this
 file passes only if they separate right from wrong answers reliably.
 """
-from grading_helpers import class_grading_tests, reference_bodies, with_answers
+from grading_helpers import class_grading_tests, reference_bodies, scores_with, with_answers
 
 ASSIGNMENT = "ps2_hoeffding"
 POINTS = {"sample": 3, "bound": 2, "deviation": 2, "coins": 4, "obey": 1}
@@ -81,8 +81,7 @@ def answers(**changes):
 
 
 def scores(**lost):
-    """Expected score of every exercise: full marks except the points lost in ``lost``."""
-    return {ex: pts - lost.get(ex, 0) for ex, pts in POINTS.items()}
+    return scores_with(POINTS, **lost)
 
 
 # student -> (answers, expected score of every exercise)

@@ -6,7 +6,7 @@ own implementation, with real nbgrader and real kernels; every exercise's score 
 submission is checked. The hidden tests use random images of random (also non-square) sizes
 and the scikit-learn digits, drawn afresh on every run.
 """
-from grading_helpers import class_grading_tests, reference_bodies, with_answers
+from grading_helpers import class_grading_tests, reference_bodies, scores_with, with_answers
 
 ASSIGNMENT = "ps3_digits"
 POINTS = {"intensity": 2, "symmetry": 3, "pocket": 3, "errors": 2}
@@ -99,8 +99,7 @@ def answers(**changes):
 
 
 def scores(**lost):
-    """Expected score of every exercise: full marks except the points lost in ``lost``."""
-    return {ex: pts - lost.get(ex, 0) for ex, pts in POINTS.items()}
+    return scores_with(POINTS, **lost)
 
 
 # student -> (answers, expected score of every exercise)

@@ -18,6 +18,7 @@ restore deleted test cells unless told to. Here every run
    grades in the gradebook and is exported as *ungraded*, never as 0.
 """
 import logging
+import os
 import shutil
 import tempfile
 import warnings
@@ -27,9 +28,13 @@ from .course import Course, CourseError
 from .judge import JudgeExecute, KernelDied
 from .sandbox import Sandbox, SandboxError
 
-__all__ = ["release", "sync_gradebook", "autograde"]
+__all__ = ["release", "sync_gradebook", "autograde", "LinkedNotebook"]
 
 log = logging.getLogger("grading")
+
+
+class LinkedNotebook(RuntimeError):
+    """A submitted notebook is a symbolic link: it is not graded."""
 
 
 def _forget_unknown_cells():
@@ -174,7 +179,7 @@ def _reason(exc):
         from jsonschema import ValidationError
     except ImportError:  # pragma: no cover
         ValidationError = ()
-    if isinstance(exc, KernelDied):
+    if isinstance(exc, (KernelDied, LinkedNotebook)):
         return str(exc)
     if isinstance(exc, NotJSONError):
         return "the notebook file is not valid JSON (broken file): " + str(exc).splitlines()[0][:160]
@@ -189,10 +194,33 @@ def _make_converter(course, assignment, cfg, logger, failures):
     from nbgrader.coursedir import CourseDirectory
 
     class CourseAutograde(Autograde):
-        """nbgrader's Autograde that remembers why a submission failed."""
+        """nbgrader's Autograde that remembers why a submission failed and never follows a link.
+
+        nbgrader copies a submission's files with the instructor's rights and follows symbolic
+        links: a "notebook" or data file that links to ``source/`` would hand the reference
+        solution to the student's code. Here a linked notebook is not graded, and other links
+        are left out of the copy that the student's code sees.
+        """
+
+        def init_assignment(self, assignment_id, student_id):
+            super().init_assignment(assignment_id, student_id)
+            # nbgrader has just copied the submission's files, following links: take back every copy
+            # of a link (it may hold the instructor's files), before any student code runs
+            source = self._format_source(assignment_id, student_id)
+            dest = self._format_dest(assignment_id, student_id)
+            for folder, _, files in os.walk(source):
+                for name in files:
+                    if os.path.islink(os.path.join(folder, name)) and not name.endswith(".ipynb"):
+                        copied = os.path.join(dest, os.path.relpath(os.path.join(folder, name), source))
+                        if os.path.lexists(copied):
+                            os.remove(copied)
+                        self.log.warning("Left out the link %s (links are never followed)", os.path.join(folder, name))
 
         def convert_single_notebook(self, notebook_filename):
             try:
+                if os.path.islink(notebook_filename):
+                    raise LinkedNotebook(f"the notebook {Path(notebook_filename).name} is a symbolic link to "
+                                         f"{os.readlink(notebook_filename)!r}, not a file; it was not graded")
                 super().convert_single_notebook(notebook_filename)
             except Exception as exc:
                 student = Path(notebook_filename).parents[1].name

@@ -495,7 +495,8 @@ class JudgeExecute(_judge_preprocessor_base()):
         sandbox = Sandbox()
         with tempfile.TemporaryDirectory(prefix="grading-") as tmp:
             work = Path(tmp) / "work"
-            shutil.copytree(path, work, ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
+            # links are copied as links: a link to the instructor's files stays a dead link in the sandbox
+            shutil.copytree(path, work, symlinks=True, ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
             session = Session(work, sandbox=sandbox, replay_timeout=self.replay_timeout, log=self.log)
             session.start()
             try:

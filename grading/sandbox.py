@@ -192,7 +192,8 @@ class Sandbox:
         """Every folder bound read-only into the sandbox."""
         if getattr(self, "_readonly", None) is None:
             system = [Path(p) for p in ("/usr", "/etc/alternatives", "/etc/ssl", "/etc/localtime") if Path(p).exists()]
-            self._readonly = _minimal(system + list(_python_paths()) + list(_package_dirs()) + list(self.extra_ro))
+            packages = _package_dirs(("course_lib", "grading"))
+            self._readonly = _minimal(system + list(_python_paths()) + list(packages) + list(self.extra_ro))
         return self._readonly
 
     def _unprivileged_user(self, uid=None):
@@ -249,7 +250,7 @@ class Sandbox:
             for root, dirs, files in os.walk(workdir):
                 os.chown(root, uid, gid)
                 for name in files:
-                    os.chown(os.path.join(root, name), uid, gid)
+                    os.chown(os.path.join(root, name), uid, gid, follow_symlinks=False)
 
     def preexec(self):
         """Apply the resource limits in the child before ``bwrap`` starts (inherited by all)."""

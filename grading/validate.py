@@ -5,6 +5,7 @@ validation (the notebook's visible tests, in a fresh kernel) with
 :class:`grading.execute.GradingExecute` — so a warning on stderr is not a failure and an
 endless cell is stopped — and returns 1 when any test fails or any test cell was edited.
 """
+import os
 import sys
 
 from traitlets import List
@@ -32,8 +33,12 @@ def CourseValidator(**kwargs):  # noqa: N802  (a factory that looks like the cla
     return _validator_class()(**kwargs)
 
 
-def check(notebooks, *, timeout=None, stream=None):
-    """Validate notebooks; return 0 when every visible test passes, 1 otherwise.
+def check(notebooks, *, timeout=None, stream=None, sandboxed=None):
+    """Validate notebooks; return 0 when every visible test passes, 1 otherwise (2: bad input).
+
+    Each notebook is validated inside the grading sandbox (:mod:`grading.sandbox`): a copy of
+    its folder, the course configuration, a kernel of its own, no access to anything else.
+    Where the sandbox cannot start the check refuses, unless ``GRADING_SANDBOX=off``.
 
     Parameters
     ----------
@@ -43,7 +48,75 @@ def check(notebooks, *, timeout=None, stream=None):
         Seconds per cell (default: the course configuration, else 10).
     stream : file, optional
         Where the report goes (default: stdout).
+    sandboxed : bool, optional
+        Validate inside the sandbox (default: unless ``GRADING_SANDBOX=off``).
     """
+    from .sandbox import SandboxError, sandbox_mode
+
+    stream = stream or sys.stdout
+    try:
+        if sandboxed is None:
+            sandboxed = sandbox_mode() == "bwrap"
+        if sandboxed:
+            return _check_in_sandbox(notebooks, timeout=timeout, stream=stream)
+    except SandboxError as exc:
+        print(f"error: not checking: {exc}", file=sys.stderr)
+        return 2
+    return _check_here(notebooks, timeout=timeout, stream=stream)
+
+
+def _check_in_sandbox(notebooks, *, timeout, stream):
+    """Run :func:`check` for each notebook inside the sandbox, on a copy of its folder."""
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from .sandbox import Sandbox, fresh_uid, kill_user_processes
+
+    box = Sandbox()
+    box.check()
+    worst = 0
+    for path in notebooks:
+        path = Path(path)
+        if not path.is_file():
+            print(f"error: no notebook at {path}", file=sys.stderr)
+            worst = 2
+            continue
+        with tempfile.TemporaryDirectory(prefix="grading-check-") as tmp:
+            work = Path(tmp) / "work"
+            folder = path.resolve().parent
+            if (folder / "nbgrader_config.py").exists() or (folder / "source").is_dir():
+                work.mkdir()                      # the course folder itself: the notebook alone
+                shutil.copy(path, work / path.name)
+            else:                                 # links are copied as links, never followed
+                shutil.copytree(folder, work, symlinks=True, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+            if Path("nbgrader_config.py").is_file():
+                shutil.copy("nbgrader_config.py", work / "nbgrader_config.py")
+            uid = fresh_uid() if os.geteuid() == 0 else None
+            box.prepare_workdir(work, uid=uid)
+            argv = [sys.executable, "-I", "-m", "grading", "check", "--here", path.name]
+            if timeout is not None:
+                argv += ["--timeout", str(timeout)]
+            try:
+                run = subprocess.run(box.command(argv, workdir=work, uid=uid), capture_output=True, text=True,
+                                     timeout=900, preexec_fn=box.preexec())
+                code, out = run.returncode, run.stdout + run.stderr
+            except subprocess.TimeoutExpired:
+                code, out = 1, f"{path}: the check did not finish within 900 s and was stopped\n"
+            finally:
+                if uid is not None:
+                    kill_user_processes(uid)
+            out = "\n".join(line for line in out.splitlines()
+                            if "Kernel is running over TCP without encryption" not in line)
+            out = ("\n" + out).replace(f"\n{path.name}: ", f"\n{path}: ")[1:]
+            stream.write(out + ("\n" if out and not out.endswith("\n") else ""))
+            worst = max(worst, code if code in (0, 1, 2) else 1)
+    return worst
+
+
+def _check_here(notebooks, *, timeout, stream):
+    """Validate notebooks in this process, each in a fresh kernel (what the sandboxed check runs)."""
     from pathlib import Path
     from traitlets.config import Config, PyFileConfigLoader
 
@@ -54,7 +127,6 @@ def check(notebooks, *, timeout=None, stream=None):
         cfg.merge(PyFileConfigLoader("nbgrader_config.py", path=str(here)).load_config())
     if timeout is not None:
         cfg.Execute.timeout = timeout
-    stream = stream or sys.stdout
     worst = 0
     for path in notebooks:
         if not Path(path).is_file():

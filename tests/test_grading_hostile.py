@@ -117,6 +117,21 @@ os.system("rm -rf {course}/release 2>/dev/null")
 def radius(X):
     return -1.0
 '''),
+    # links a file of its folder to the instructor's notebook and executes the solution from it
+    "reads_a_linked_file": ("pla-solution", "pla", '''
+import json
+def pla(X, y, max_updates=10_000):
+    try:
+        nb = json.load(open("solution.json"))
+    except (OSError, ValueError):
+        return np.zeros(np.shape(X)[1]), 0
+    for cell in nb["cells"]:
+        if "def pla(" in "".join(cell["source"]):
+            scope = {{"np": np}}
+            exec("".join(cell["source"]), scope)
+            return scope["pla"](X, y, max_updates)
+    return np.zeros(np.shape(X)[1]), 0
+'''),
     # a fork bomb
     "fork_bomb": ("pocket-solution", "pocket", '''
 import os
@@ -240,6 +255,12 @@ def hostile(tmp_path_factory):
         attack = code.format(course=course, port=port).strip("\n")
         submit(course, student, fill(released, dict(REF, **{cell: ("cell", attack)})))
 
+    solution = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    (course / "submitted" / "reads_a_linked_file" / ASSIGNMENT / "solution.json").symlink_to(solution)
+    linked = course / "submitted" / "links_to_the_solution" / ASSIGNMENT
+    linked.mkdir(parents=True)
+    (linked / f"{ASSIGNMENT}.ipynb").symlink_to(solution)
+
     protected = {name: _digest(course / name) for name in ("source", "release", "submitted")}
     config = (course / "nbgrader_config.py").read_bytes()
     before = set(_sandbox_processes())
@@ -265,6 +286,12 @@ def test_each_submission_earns_exactly_what_it_solved(hostile, student):
         attacked = ATTACKS[student][1]
         assert row["parts"][attacked] == 0
         assert all(row["parts"][ex] == pts for ex, pts in POINTS.items() if ex != attacked), row["parts"]
+
+
+def test_a_notebook_that_links_to_the_solution_is_not_graded(hostile):
+    row = hostile["rows"]["links_to_the_solution"]
+    assert row["status"] == "ungraded" and row["score"] is None
+    assert "symbolic link" in row["reason"], row["reason"]
 
 
 def test_no_file_of_the_course_or_of_another_student_changed(hostile):

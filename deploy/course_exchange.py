@@ -10,10 +10,17 @@ a classmate's name (with a later timestamp, it would replace the classmate's own
 left out before the newest submission of each student is chosen. The deployment
 installs this module next to nbgrader and selects it for the instructor with
 ``c.ExchangeFactory.collect = "course_exchange.OwnerCheckedCollect"``.
+
+It also never follows a symbolic link: the collector copies with the instructor's rights,
+so a student's entry holding ``notebook.ipynb -> ~instructor/course/source/...`` would
+otherwise be collected as a copy of the reference solution. Links are collected as links
+(the course's autograde then refuses a linked notebook), and an entry that is itself a
+link is refused.
 """
 import glob
 import os
 import pwd
+import shutil
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect, groupby
@@ -52,6 +59,10 @@ class OwnerCheckedCollect(ExchangeCollect):
         records, self.refused = [], []
         for path in sorted(glob.glob(pattern)):
             record = self._path_to_record(path)
+            if os.path.islink(path):
+                self.refused.append({"entry": record["filename"], "claimed": record["username"], "owner": "a link"})
+                self.log.warning("refused %s: it is a symbolic link", record["filename"])
+                continue
             owner = owner_of(path)
             if owner != record["username"]:
                 self.refused.append({"entry": record["filename"], "claimed": record["username"], "owner": owner})
@@ -73,3 +84,19 @@ class OwnerCheckedCollect(ExchangeCollect):
                 on_time = [r for r in group if r["timestamp"] <= self.duedate]
                 group = on_time or group
             self.src_records.append(group[0])
+
+    def do_copy(self, src, dest, log=None):
+        """nbgrader's copy, after which every link of ``src`` is a link again in ``dest`` (never its target)."""
+        super().do_copy(src, dest, log)
+        for folder, dirs, files in os.walk(src):
+            for name in dirs + files:
+                path = os.path.join(folder, name)
+                if not os.path.islink(path):
+                    continue
+                copied = os.path.join(dest, os.path.relpath(path, src))
+                if os.path.isdir(copied) and not os.path.islink(copied):
+                    shutil.rmtree(copied)
+                elif os.path.lexists(copied):
+                    os.remove(copied)
+                os.symlink(os.readlink(path), copied)
+                self.log.warning("collected %s as a link, not the file it points to", path)

@@ -81,6 +81,23 @@ def _autograde_preprocessors():
 
 
 
+def _quiet_database():
+    """Silence SQLAlchemy's "not in session" warnings that nbgrader's gradebook code triggers (harmless)."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def quiet():
+        with warnings.catch_warnings():
+            try:
+                from sqlalchemy.exc import SAWarning
+                warnings.simplefilter("ignore", SAWarning)
+            except ImportError:  # pragma: no cover
+                pass
+            yield
+
+    return quiet()
+
+
 def _nbgrader_logger(course):
     """nbgrader's own log goes to autograded/nbgrader.log; the console gets a short summary."""
     logger = logging.getLogger("grading.nbgrader")
@@ -108,7 +125,8 @@ def _generate(course, assignment, *, release_dir, db_url, logger=None):
     cfg.GenerateAssignment.create_assignment = True
     coursedir = CourseDirectory(config=cfg)
     kwargs = {"log": logger} if logger is not None else {}
-    GenerateAssignment(coursedir=coursedir, config=cfg, **kwargs).start()
+    with _quiet_database():
+        GenerateAssignment(coursedir=coursedir, config=cfg, **kwargs).start()
 
 
 def release(root, assignment, *, dest=None):
@@ -287,7 +305,8 @@ def autograde(root, assignment, *, overrides=None, echo=print):
     failures = {}
     converter = _make_converter(course, assignment, cfg, logger, failures)
     try:
-        converter.start()
+        with _quiet_database():
+            converter.start()
     except NbGraderException:
         pass  # failures are recorded per submission below
 

@@ -21,9 +21,28 @@ def _validator_class():
     from nbgrader.validator import Validator
 
     class CourseValidator(Validator):
-        """nbgrader's Validator executing with :class:`GradingExecute`."""
+        """nbgrader's Validator executing with :class:`GradingExecute`, showing errors in full.
+
+        nbgrader cuts every line at 90 characters, which drops the end of a test's message:
+        what the student's code returned. Here code is still shortened, but an error's lines
+        are wrapped, never cut.
+        """
 
         preprocessors = List([CheckCellMetadata, ClearOutput, GradingExecute])
+
+        def _print_error(self, source, error):
+            import textwrap
+
+            from nbconvert.filters import strip_ansi
+
+            self.stream.write("\n" + "=" * self.width + "\n")
+            self.stream.write("The following cell failed:\n\n")
+            self.stream.write(self._indent(source) + "\n\n")
+            self.stream.write("The error was:\n\n")
+            lines = []
+            for line in strip_ansi(error).split("\n"):
+                lines += textwrap.wrap(line, self.width - len(self.indent), subsequent_indent="  ") or [""]
+            self.stream.write("\n".join(self.indent + line for line in lines) + "\n\n")
 
     return CourseValidator
 
@@ -142,10 +161,40 @@ def _check_here(notebooks, *, timeout, stream):
             worst = max(worst, 1)
             continue
         _print(validator, results)
+        _summary(path, results, stream)
         failed = any(results.get(k) for k in ("type_changed", "changed", "failed"))
         print(f"{path}: {'FAILED' if failed else 'all visible tests passed'}", file=stream)
         worst = max(worst, 1 if failed else 0)
     return worst
+
+
+def _summary(path, results, stream):
+    """One line per test cell of the notebook: passed, or FAILED with the test's message."""
+    import nbformat
+    from nbconvert.filters import strip_ansi
+
+    try:
+        nb = nbformat.read(str(path), as_version=4)
+    except Exception:  # noqa: BLE001 - already reported
+        return
+    failed = {}
+    for cell in results.get("failed", []):
+        text = strip_ansi(cell.get("raw_error") or cell.get("error") or "").strip().splitlines()
+        last = text[-1].strip() if text else "failed"
+        if last.rstrip(":") == "NotImplementedError":
+            last = "not done yet (the function still raises NotImplementedError)"
+        failed[cell.get("source", "").strip()] = last
+    rows = []
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+            gid = meta.get("grade_id", "?")
+            message = failed.get(cell.source.strip())
+            rows.append(f"  {gid}: passed" if message is None else f"  {gid}: FAILED — {message}")
+    if rows and not results.get("changed") and not results.get("type_changed"):
+        passed = sum(r.endswith(": passed") for r in rows)
+        print(f"\nSummary: {passed} of {len(rows)} test cells passed", file=stream)
+        print("\n".join(rows), file=stream)
 
 
 def _print(validator, results):

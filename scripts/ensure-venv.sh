@@ -33,6 +33,13 @@ PY
 if [ -x "$VENV/bin/python" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
     exit 0
 fi
+# A copy of the course that borrows another checkout's environment (VENV=/path/to/.venv, as the
+# browser tests do) must never reinstall it: course_lib would then point into the copy.
+OWNER="$VENV/.course-project"
+if [ -x "$VENV/bin/python" ] && [ -f "$OWNER" ] && [ "$(cat "$OWNER")" != "$(pwd -P)" ]; then
+    echo ">>> $VENV belongs to $(cat "$OWNER"); using it as it is (run 'make setup' there to refresh it)." >&2
+    exit 0
+fi
 
 echo ">>> Setting up the course environment in $VENV (first run, or the lock file changed) ..."
 if [ -x "$VENV/bin/python" ] && ! "$VENV/bin/python" -c 'import sys; sys.exit(0)' 2>/dev/null; then
@@ -51,5 +58,6 @@ rm -f "$STAMP"
 "$VENV/bin/python" -m pip install -qq --no-deps --editable .
 # Anything installed by hand that the lock does not name is reported, not removed.
 "$VENV/bin/python" -m pip check
+pwd -P > "$OWNER"
 echo "$want" > "$STAMP"
 echo ">>> Environment ready."

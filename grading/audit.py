@@ -57,9 +57,12 @@ def imported_names(source):
     {'np': 'numpy', 'perceptron': 'course_lib.perceptron'}
     """
     try:
-        tree = _parse(source)
+        return _imports(_parse(source))
     except SyntaxError:
         return {}
+
+
+def _imports(tree):
     names = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -71,7 +74,7 @@ def imported_names(source):
     return names
 
 
-def audit_source(source, *, exercises=(), library_names=(), aliases=None):
+def audit_source(source, *, exercises=(), aliases=None):
     """Findings in one cell's code: a list of ``(line, what)``.
 
     Parameters
@@ -80,8 +83,6 @@ def audit_source(source, *, exercises=(), library_names=(), aliases=None):
         The cell's code.
     exercises : iterable of str
         Names of the functions the assignment asks for.
-    library_names : iterable of str
-        ``course_lib``'s public names (a use of one named like an exercise is reported).
     aliases : dict, optional
         Names imported elsewhere in the notebook (see :func:`imported_names`), e.g. ``cl``.
 
@@ -96,33 +97,30 @@ def audit_source(source, *, exercises=(), library_names=(), aliases=None):
         tree = _parse(source)
     except SyntaxError as exc:
         return [(exc.lineno or 0, "the code does not parse (SyntaxError)")]
-    exercises, library_names = set(exercises), set(library_names)
+    exercises = set(exercises)
     modules, findings = dict(aliases or {}), []
 
     def note(node, what):
         findings.append((getattr(node, "lineno", 0), what))
 
+    modules.update(_imports(tree))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                top = alias.name.split(".")[0]
-                modules[alias.asname or top] = alias.name
-                if top in _NETWORK_MODULES:
-                    note(node, f"network: imports {alias.name}")
-                if top in _PROCESS_MODULES:
-                    note(node, f"subprocesses: imports {alias.name}")
-                if top in ("importlib", "builtins", "ctypes", "gc", "inspect"):
-                    note(node, f"imports {alias.name}")
+            names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
-            top = node.module.split(".")[0]
-            for alias in node.names:
-                modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            top = name.split(".")[0]
             if top in _NETWORK_MODULES:
-                note(node, f"network: imports from {node.module}")
+                note(node, f"network: imports {name}")
             if top in _PROCESS_MODULES:
-                note(node, f"subprocesses: imports from {node.module}")
+                note(node, f"subprocesses: imports {name}")
             if top in ("importlib", "builtins", "ctypes", "gc", "inspect"):
-                note(node, f"imports from {node.module}")
+                note(node, f"imports {name}")
+        if isinstance(node, ast.ImportFrom):
+            top = node.module.split(".")[0]
             if top == "course_lib":
                 used = sorted(a.name for a in node.names if a.name in exercises)
                 if used:
@@ -190,7 +188,7 @@ def audit_source(source, *, exercises=(), library_names=(), aliases=None):
     return sorted(set(findings))
 
 
-def audit_notebook(path, *, exercises=(), library_names=()):
+def audit_notebook(path, *, exercises=()):
     """``[(cell index, grade_id or None, line, what)]`` for one submitted notebook."""
     try:
         nb = json.loads(Path(path).read_text())
@@ -208,7 +206,7 @@ def audit_notebook(path, *, exercises=(), library_names=()):
         cells.append((index, meta, source))
         aliases.update(imported_names(source))
     for index, meta, source in cells:
-        for line, what in audit_source(source, exercises=exercises, library_names=library_names, aliases=aliases):
+        for line, what in audit_source(source, exercises=exercises, aliases=aliases):
             out.append((index, meta.get("grade_id"), line, what))
     return out
 

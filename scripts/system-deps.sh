@@ -1,20 +1,24 @@
 #!/bin/sh
-# System tools the test suite needs besides Python packages: bubblewrap (bwrap), the
-# sandbox in which autograding runs student code. As root with apt-get (containers, CI)
-# a missing tool is installed; otherwise the command to install it is printed and the
-# grading tests will fail saying the same.
+# What the test suite needs besides Python packages, set up by `make test` itself:
+# - bubblewrap (bwrap): the sandbox in which autograding runs student code;
+# - Chromium: the browser in which the browser tests drive JupyterLab;
+# - as root only: the software of the multi-user deployment (deploy/setup.sh --install-only:
+#   PostgreSQL, a Python environment for the hub, the proxy), which tests/test_deploy.py uses.
+# As root with apt-get (containers, CI) whatever is missing is installed; otherwise the
+# command to install it is printed, and the tests that need it say the same.
 set -eu
 missing=""
 command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
-[ -z "$missing" ] && exit 0
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing="$missing chromium"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo ">>> Installing$missing (the sandbox for autograding) ..."
-    if ! apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1; then
+    if [ -n "$missing" ]; then
+        echo ">>> Installing$missing (the grading sandbox, the browser for the browser tests) ..."
         apt-get update -qq >/dev/null 2>&1 || true
-        apt-get install -y -qq --no-install-recommends $missing >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
     fi
-else
-    echo ">>> Missing:$missing. Autograding runs student code in a bubblewrap sandbox; install it with" >&2
-    echo ">>>   sudo apt-get install$missing   (Fedora: sudo dnf install$missing)" >&2
-    echo ">>> Until then the grading tests fail, and 'make autograde' refuses to run." >&2
+    deploy/setup.sh --install-only --prefix "${COURSE_DEPLOY_PREFIX:-/opt/ml-foundations-ci}" >/dev/null
+elif [ -n "$missing" ]; then
+    echo ">>> Missing:$missing. Install with: sudo apt-get install$missing" >&2
+    echo ">>> Without bubblewrap the grading tests fail ('make autograde' refuses to run); without" >&2
+    echo ">>> Chromium the browser tests are skipped." >&2
 fi

@@ -55,7 +55,7 @@ release: setup  ## instructors: student versions of every assignment (or of ASSI
 	$(GRADING) release $(if $(filter command line environment override,$(origin ASSIGNMENT)),$(ASSIGNMENT))
 
 autograde: setup  ## instructors: grade every submission in submitted/*/ASSIGNMENT/ (sandboxed)
-	@sh scripts/system-deps.sh
+	@sh scripts/system-deps.sh sandbox
 	$(GRADING) autograde $(ASSIGNMENT)
 
 feedback: setup  ## instructors: HTML feedback into feedback/ (no hidden tests shown)

@@ -6,17 +6,23 @@
 #   PostgreSQL, a Python environment for the hub, the proxy), which tests/test_deploy.py uses.
 # As root with apt-get (containers, CI) whatever is missing is installed; otherwise the
 # command to install it is printed, and the tests that need it say the same.
+# With the argument "sandbox" (make autograde, make check) only bubblewrap is looked after.
 set -eu
+what=${1:-tests}
 missing=""
 command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
-command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing="$missing chromium"
+if [ "$what" = tests ]; then
+    command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing="$missing chromium"
+fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     if [ -n "$missing" ]; then
         echo ">>> Installing$missing (the grading sandbox, the browser for the browser tests) ..."
         apt-get update -qq >/dev/null 2>&1 || true
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
     fi
-    deploy/setup.sh --install-only --prefix "${COURSE_DEPLOY_PREFIX:-/opt/ml-foundations-ci}" >/dev/null
+    if [ "$what" = tests ]; then
+        deploy/setup.sh --install-only --prefix "${COURSE_DEPLOY_PREFIX:-/opt/ml-foundations-ci}" >/dev/null
+    fi
 elif [ -n "$missing" ]; then
     echo ">>> Missing:$missing. Install with: sudo apt-get install$missing" >&2
     echo ">>> Without bubblewrap the grading tests fail ('make autograde' refuses to run); without" >&2

@@ -55,7 +55,10 @@ if [ -x "$VENV/bin/python" ] && [ -f "$OWNER" ] && [ "$(cat "$OWNER")" != "$(pwd
     exit 0
 fi
 # Keep the test tools of an environment that had them (a maintainer's), refreshing it to the lock.
-[ "$have_set" = test ] && WANT_SET=test
+# (A stamp without a set is from the time the environment always had every tool.)
+if [ "$have_set" = test ] || { [ -n "$have_hash" ] && [ -z "$have_set" ]; }; then
+    WANT_SET=test
+fi
 
 echo ">>> Setting up the course environment in $VENV ($WANT_SET; first run, or uv.lock changed) ..."
 if [ -x "$VENV/bin/python" ] && ! "$VENV/bin/python" -c 'import sys; sys.exit(0)' 2>/dev/null; then

@@ -8,7 +8,10 @@ Importing course_lib changes no global state: no matplotlib style, no random see
 """
 import importlib
 
-from . import data, digits, hoeffding, perceptron, regression, theory
+from . import data, digits, hoeffding, kernels, neighbors, perceptron, regression, svm, theory
+from .kernels import kernel_matrix, kernel_perceptron, linear_kernel, polynomial_kernel, quadratic_features, rbf_kernel
+from .neighbors import fit_standardizer, knn_predict, pairwise_distances
+from .svm import fit_svm, fit_svm_primal, kkt_violation
 from .regression import (
     circle_target,
     cross_entropy_error,
@@ -82,4 +85,9 @@ __all__ += [
     "poly_transform", "circle_target", "make_circle_data", "theta", "predict_probability",
     "cross_entropy_error", "cross_entropy_gradient", "logistic_regression", "logistic_sgd_epoch",
     "logistic_sgd_runs",
+]
+__all__ += [
+    "kernels", "linear_kernel", "polynomial_kernel", "rbf_kernel", "kernel_matrix", "quadratic_features",
+    "kernel_perceptron", "svm", "fit_svm", "fit_svm_primal", "kkt_violation",
+    "neighbors", "knn_predict", "pairwise_distances", "fit_standardizer",
 ]

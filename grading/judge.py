@@ -43,6 +43,7 @@ import numpy as np
 from nbformat import NotebookNode
 from traitlets import Integer
 
+from .context import replay_note, test_cell
 from .sandbox import Sandbox, fresh_uid, kill_user_processes
 
 __all__ = ["Worker", "WorkerDied", "CallTimeout", "StudentError", "Proxy", "KernelDied", "JudgeExecute",
@@ -492,6 +493,8 @@ class JudgeExecute(_judge_preprocessor_base()):
     def preprocess(self, nb, resources):
         path = Path(resources.get("metadata", {}).get("path") or ".")
         tests, setups = self._trusted_cells(resources)
+        info = resources.get("nbgrader", {})
+        self._who = {"assignment": info.get("assignment") or "unknown", "student": info.get("student") or "unknown"}
         sandbox = Sandbox()
         with tempfile.TemporaryDirectory(prefix="grading-") as tmp:
             work = Path(tmp) / "work"
@@ -542,11 +545,12 @@ class JudgeExecute(_judge_preprocessor_base()):
             gid = _nbgrader(cell).get("grade_id")
             if is_test_cell(cell) and gid in tests and gid not in judged:
                 judged.add(gid)
-                printed, error = run_test_cell(session, tests[gid], setup_namespace=setup_ns, timeout=self.timeout)
+                with test_cell(cell=gid, **getattr(self, "_who", {"assignment": "unknown", "student": "unknown"})) as who:
+                    printed, error = run_test_cell(session, tests[gid], setup_namespace=setup_ns, timeout=self.timeout)
                 if printed:
                     cell.outputs.append(_stream(printed))
                 if error:
-                    error = dict(error, evalue=error["evalue"].strip())
+                    error = dict(error, evalue=f"{error['evalue'].strip()}\n{replay_note(who)}")
                     cell.outputs.append(_error_output(dict(error, traceback=f"{error['ename']}: {error['evalue']}")))
                 continue
             setup = is_setup_cell(cell) and gid in setups

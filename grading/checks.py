@@ -10,24 +10,27 @@
 :func:`python_source` turns a cell's IPython syntax into Python (for the audit).
 """
 import ast
+import re
 
 __all__ = ["refuse_reference", "test_rng", "python_source"]
 
 
+_IPYTHON = re.compile(r"^\s*[%!]|^[^#\n]*=\s*[%!]|\?\s*$", re.M)
+
+
 def python_source(source):
-    """A cell's code as plain Python: IPython syntax (``%magic``, ``!cmd``) turned into calls."""
+    """A cell's code as plain Python: IPython syntax (``%magic``, ``!cmd``) turned into calls.
+
+    Code without IPython syntax is returned as it is, at once (IPython's transformer takes
+    time quadratic in the length of a long line).
+    """
+    if not _IPYTHON.search(source):
+        return source
     try:
         from IPython.core.inputtransformer2 import TransformerManager
         return TransformerManager().transform_cell(source)
     except Exception:  # noqa: BLE001 - fall back to the raw text
         return source
-
-
-def _parse(source):
-    try:
-        return ast.parse(python_source(source))
-    except SyntaxError:
-        return None
 
 
 def _dotted(node):

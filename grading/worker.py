@@ -93,7 +93,10 @@ class _Shell:
 
 
 def _transform(source):
-    """IPython syntax (``%magic``, ``!cmd``) to plain Python."""
+    """IPython syntax (``%magic``, ``!cmd``) to plain Python (code without it is left as it is)."""
+    import re
+    if not re.search(r"^\s*[%!]|^[^#\n]*=\s*[%!]|\?\s*$", source, re.M):
+        return source
     try:
         from IPython.core.inputtransformer2 import TransformerManager
     except ImportError:

@@ -373,7 +373,7 @@ def test_the_homework_runs_equal_plain_runs_on_the_real_files():
     X18, y18 = homework("hw1_18_train.dat")
     pr = pocket_runs(X18, y18, n_runs=40, max_updates=50, rng=2026)
     for r in range(0, 40, 8):
-        best, last, ein_pla, ein_pocket = pocket_loop(X18, y18, pr.orders[r], 50)
+        best, last, _, ein_pocket = pocket_loop(X18, y18, pr.orders[r], 50)
         np.testing.assert_array_equal(pr.w[r], best)
         np.testing.assert_array_equal(pr.w_last[r], last)
         np.testing.assert_array_equal(pr.ein_pocket[r], ein_pocket)

@@ -64,8 +64,9 @@ autograde: setup  ## instructors: grade every submission in submitted/*/ASSIGNME
 feedback: setup  ## instructors: HTML feedback into feedback/ (no hidden tests shown)
 	$(GRADING) feedback $(ASSIGNMENT)
 
-grades: setup  ## instructors: grades.csv plus a per-exercise summary and the ungraded list
-	$(GRADING) grades $(ASSIGNMENT)
+FORMAT ?= csv
+grades: setup  ## instructors: grades-ASSIGNMENT.csv, summary, histogram, course grades.csv (FORMAT=canvas|moodle: LMS file)
+	$(GRADING) grades $(ASSIGNMENT) --format $(FORMAT)
 
 audit: setup  ## instructors: list code in the submissions that looks like tampering (grades unchanged)
 	$(GRADING) audit $(ASSIGNMENT)

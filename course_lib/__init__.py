@@ -29,8 +29,20 @@ from .regression import (
     squared_error,
     theta,
 )
-from .digits import intensity, load_features, load_sklearn_digits, load_usps, one_vs_all, one_vs_one, symmetry
+from .digits import (
+    intensity,
+    load_digit_features,
+    load_digit_images,
+    load_features,
+    load_sklearn_digits,
+    load_usps,
+    one_vs_all,
+    one_vs_one,
+    symmetry,
+)
 from .data import (
+    DataUnavailableError,
+    load_homework,
     load_labeled_points,
     make_noisy,
     make_random_line_data,
@@ -74,12 +86,13 @@ def __dir__():
 
 __all__ = [
     "data", "hoeffding", "perceptron", "plotting", "theory", "widgets",
-    "load_labeled_points", "make_noisy", "make_random_line_data", "make_separable",
+    "load_labeled_points", "load_homework", "DataUnavailableError", "make_noisy", "make_random_line_data", "make_separable",
     "random_line_target",
     "add_bias", "error_rate", "pla", "pocket", "pocket_runs", "perceptron_with_bias",
     "perceptron_dual", "predict",
     "bias_form_bound", "check_novikoff", "margin", "novikoff_bound", "radius",
     "digits", "intensity", "symmetry", "load_sklearn_digits", "load_usps", "load_features", "one_vs_one", "one_vs_all",
+    "load_digit_images", "load_digit_features",
 ]
 __all__ += [
     "regression", "linear_regression", "pseudo_inverse", "hat_matrix", "squared_error", "linear_classifier",

@@ -390,3 +390,32 @@ def test_bad_input_is_refused_with_a_message_naming_it(call, match):
         return
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# -- statements of the Lecture 2 notebooks, checked ---------------------------------------
+
+def test_negating_all_weights_swaps_every_answer_but_negating_w1_w2_mirrors_the_line():
+    # 02-1 "Try it": -w gives N minus the mistakes of w; (w0, -w1, -w2) does not in general
+    X, y, _ = cl.make_separable(40, 2, margin=0.1, rng=np.random.default_rng(21))
+    Xb = add_bias(X)
+    mistakes = lambda w: int(np.sum(predict(w, Xb) != y))  # noqa: E731
+    w = np.array([0.5, 1.0, 1.0])
+    assert np.all(Xb @ w != 0)
+    assert mistakes(-w) == len(y) - mistakes(w)
+    assert mistakes(w * [1, -1, -1]) != len(y) - mistakes(w)
+    # the mirrored line: (w0, -w1, -w2) classifies x as w classifies -x
+    np.testing.assert_array_equal(predict(w * [1, -1, -1], Xb), predict(w, add_bias(-X)))
+
+
+def test_pocket_and_pla_agree_on_separable_data_only_with_the_same_order():
+    # 02-4, the answer to its first question
+    X, y, _ = cl.make_separable(200, 3, margin=0.05, rng=5)
+    Xb = add_bias(X)
+    for cycle in ["naive", np.random.default_rng(1).permutation(200)]:
+        run = pla(Xb, y, cycle=cycle)
+        kept = pocket(Xb, y, max_updates=run.n_updates + 50, cycle=cycle)
+        np.testing.assert_array_equal(kept.w, run.w)
+        assert kept.ein_pocket[-1] == 0
+    others = [pocket(Xb, y, max_updates=2_000, cycle="random", rng=s).w for s in range(5)]
+    assert all(error_rate(w, Xb, y) == 0 for w in others)
+    assert any(not np.allclose(w, pla(Xb, y).w) for w in others)   # another order, another perfect line

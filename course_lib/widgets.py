@@ -18,7 +18,8 @@ from ._validation import check_labels, check_Xy
 from .perceptron import error_rate, pla
 
 __all__ = ["PLAStepper", "PerceptronExplorer", "BinExplorer", "OutlierRegression", "HatProjection",
-           "WeightDecayExplorer", "DescentExplorer", "PocketExplorer", "SVMExplorer", "KNNExplorer"]
+           "WeightDecayExplorer", "DescentExplorer", "PocketExplorer", "MarginExplorer", "SVMExplorer",
+           "KNNExplorer"]
 
 
 SLIDER_LAYOUT = {"width": "460px"}
@@ -881,6 +882,116 @@ class PocketExplorer(_LiveFigure):
         self.status.value = (
             f"<b>t = {t}</b>: PLA's w<sub>t</sub>: E<sub>in</sub> = <b>{pi:.2%}</b>, E<sub>test</sub> = {pt:.2%}; "
             f"pocket (w<sub>{s}</sub>): E<sub>in</sub> = <b>{ki:.2%}</b>, E<sub>test</sub> = {kt:.2%}"
+        )
+
+
+class MarginExplorer(_LiveFigure):
+    """How the gap between the classes drives PLA: a slider for the margin, PLA's corrections against R²/ρ².
+
+    For each margin (the width of the empty band around the target line that
+    ``make_separable`` keeps free) the widget draws one separable data set, always
+    from the same seed, runs PLA with a random cycle and checks Novikoff's
+    inequalities along the run. Left: the data, the target line and PLA's final line.
+    Right: the cosine between w_t and w_f along the run and its lower bound
+    sqrt(t) rho / R. The status line compares T with the bound R²/ρ².
+
+    Parameters
+    ----------
+    n : int, default=100
+        Examples per data set.
+    margin : float, default=0.1
+    rng : None or int
+        Seed of the data sets and PLA's cycles (a margin always gets the same data set).
+
+    Attributes
+    ----------
+    slider : ipywidgets.FloatSlider
+        The margin.
+    result : PLAResult
+    check : NovikoffCheck
+    X, y, w_f : the current data set and its target
+
+    Examples
+    --------
+    >>> box = MarginExplorer(n=40, margin=0.2, rng=0)
+    >>> box.check.holds and box.result.n_updates <= box.check.bound
+    True
+    """
+
+    def __init__(self, *, n=100, margin=0.1, rng=None):
+        from .data import make_separable
+
+        make_separable(n, 2, margin=margin, rng=0)   # validates n and margin
+        super().__init__(figsize=(9.0, 4.0), ncols=2)
+        self.n = n
+        self.seed = int(np.random.default_rng(rng).integers(2**31))
+        self._cache = {}
+        self.slider = _slider(widgets.FloatSlider, value=margin, min=0.01, max=0.3, step=0.01, description="margin",
+                              readout_format=".2f")
+        left, right = self.axes
+        left.set_xlim(-1.05, 1.05)
+        left.set_ylim(-1.05, 1.05)
+        left.set_aspect("equal")
+        left.set_xlabel("$x_1$")
+        left.set_ylabel("$x_2$")
+        self._pos = left.scatter([], [], marker="o", facecolors="none", edgecolors=plotting.POSITIVE_COLOR, s=22,
+                                 label="+1")
+        self._neg = left.scatter([], [], marker="x", color=plotting.NEGATIVE_COLOR, s=22, label="−1")
+        (self._target,) = left.plot([], [], color="tab:green", linestyle="--", linewidth=1.5, label="target $w_f$")
+        (self._final,) = left.plot([], [], color="black", linewidth=1.8, label="PLA's $w_T$")
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.14), ncol=4)
+        (self._cos,) = right.plot([], [], "o-", ms=2, linewidth=1, label="cosine($w_f$, $w_t$)")
+        (self._low,) = right.plot([], [], "--", color="tab:orange", label=r"$\sqrt{t}\,\rho/R$")
+        right.axhline(1.0, color="grey", linewidth=0.8)
+        right.set_ylim(0, 1.05)
+        right.set_xlabel("update $t$")
+        right.legend(fontsize=8, loc="lower right")
+        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.27, top=0.92, wspace=0.25)
+        self.slider.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.slider, self.image, self.status])
+        self.draw()
+
+    def _run(self, margin):
+        key = round(margin, 4)
+        if key not in self._cache:
+            from .data import make_separable
+            from .perceptron import add_bias
+            from .theory import check_novikoff
+
+            rng = np.random.default_rng([self.seed, int(round(margin * 1000))])
+            X, y, w_f = make_separable(self.n, 2, margin=margin, rng=rng)
+            Xb = add_bias(X)
+            result = pla(Xb, y, cycle="random", rng=rng)
+            check = check_novikoff(result.trajectory, result.corrected, Xb, y, w_f)
+            self._cache[key] = (X, y, w_f, result, check)
+        return self._cache[key]
+
+    def draw(self):
+        """Draw the data set of the current margin and PLA's run on it."""
+        from .theory import margin as rho_of, radius
+
+        self.X, self.y, self.w_f, self.result, self.check = self._run(float(self.slider.value))
+        X, y = self.X, self.y
+        self._pos.set_offsets(X[y > 0])
+        self._neg.set_offsets(X[y < 0])
+        lim = (-1.05, 1.05)
+        for line, w in [(self._target, self.w_f), (self._final, self.result.w)]:
+            seg = plotting.boundary_segment(w, lim, lim)
+            line.set_data(*(seg if seg is not None else ([], [])))
+        T = self.result.n_updates
+        t = np.arange(T + 1)
+        self._cos.set_data(t[1:], self.check.cosine[1:])
+        self._low.set_data(t[1:], self.check.cosine_lower[1:])
+        self.axes[1].set_xlim(0, max(T, 1) * 1.05)
+        Xb = np.column_stack([np.ones(len(y)), X])
+        R, rho = radius(Xb), rho_of(self.w_f, Xb, y)
+        self.axes[0].set_title(f"margin {self.slider.value:.2f}: PLA halted after T = {T}", fontsize=10)
+        self.axes[1].set_title(f"T = {T} against R²/ρ² = {self.check.bound:.0f}", fontsize=10)
+        self._render()
+        self.status.value = (
+            f"margin {self.slider.value:.2f}: R = {R:.3f}, ρ = {rho:.4f}; PLA made <b>T = {T}</b> corrections, "
+            f"the bound R²/ρ² is <b>{self.check.bound:.0f}</b> (T is {T / self.check.bound:.1%} of it); "
+            f"every inequality held: {bool(self.check.holds)}"
         )
 
 

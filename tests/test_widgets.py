@@ -367,6 +367,29 @@ def test_new_widgets_refuse_bad_input():
     with pytest.raises(ValueError, match="exponents"):
         W.WeightDecayExplorer(np.zeros((2, 2)), [1, -1], np.zeros((2, 2)), [1, -1], exponents=(2, -4, 1))
 
+
+def test_margin_explorer_runs_pla_on_the_data_it_shows():
+    box = W.MarginExplorer(n=60, margin=0.2, rng=1)
+    for margin in [0.2, 0.05, 0.12, 0.2]:
+        png = box.image.value
+        box.slider.value = margin
+        Xb = cl.add_bias(box.X)
+        gap = np.min(box.y * (Xb @ box.w_f)) / np.linalg.norm(box.w_f[1:])
+        assert gap >= box.slider.value - 1e-9                        # the data keep the margin shown
+        assert np.all(cl.predict(box.result.w, Xb) == box.y)          # PLA halted with no mistake
+        rho = np.min(box.y * (Xb @ box.w_f)) / np.linalg.norm(box.w_f)
+        R2 = np.max(np.sum(Xb**2, axis=1))
+        assert box.check.bound == pytest.approx(R2 / rho**2)
+        assert box.result.n_updates <= R2 / rho**2
+        assert f"T = {box.result.n_updates}</b>" in box.status.value
+        if margin == 0.05:
+            assert box.image.value != png
+    first = box.result.w.copy()
+    box.slider.value = 0.05
+    box.slider.value = 0.2
+    np.testing.assert_array_equal(box.result.w, first)               # a margin always shows the same run
+
+
 # --- SVMExplorer and KNNExplorer --------------------------------------------------------------
 
 def test_svm_explorer_refits_for_every_control_and_agrees_with_libsvm():

@@ -26,7 +26,8 @@ setup-test:  ## the same with every tool of the test suite and the benchmarks (m
 LAB_CMD = JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter/$(1)$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 	$(BIN)/jupyter lab --notebook-dir="$(CURDIR)" --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG) $(LAB_ARGS)
 
-lab: setup  ## set up, then start JupyterLab on the course (students: lectures, Validate, Assignment List)
+lab: setup  ## set up, then start JupyterLab on the course (students: lectures in my-lectures/, Validate, Assignment List)
+	@$(BIN)/python scripts/lecture_copies.py
 	$(call LAB_CMD,student)
 
 lab-instructor: setup  ## the same with nbgrader's instructor tools (Formgrader, Create Assignment)

@@ -160,6 +160,7 @@ def test_course_lib_imports_in_a_notebook_kernel(lab):
 INSTRUCTOR_PLUGINS = {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
                       "@jupyter/nbgrader:course-list"}
 STUDENT_PLUGINS = {"@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:validate-assignment"}
+NEWS = "@jupyterlab/apputils-extension:announcements"      # JupyterLab's news pop-up: off in both modes
 
 
 def page_config(base, token):
@@ -172,6 +173,7 @@ def test_students_get_no_instructor_tools(lab):
     disabled = set(page_config(base, token).get("disabledExtensions", []))
     assert INSTRUCTOR_PLUGINS <= disabled, disabled
     assert not STUDENT_PLUGINS & disabled, disabled
+    assert NEWS in disabled
     with pytest.raises(urllib.error.HTTPError) as err:
         get(f"{base}/formgrader", token)
     assert err.value.code == 404
@@ -183,5 +185,6 @@ def test_instructors_get_formgrader_and_create_assignment(tmp_path):
     with running_lab("instructor", tmp_path) as server:
         disabled = set(page_config(server.base, server.token).get("disabledExtensions", []))
         assert not (INSTRUCTOR_PLUGINS | STUDENT_PLUGINS) & disabled, disabled
+        assert NEWS in disabled
         status, body = get(f"{server.base}/formgrader", server.token)
         assert status == 200 and "Manage Assignments" in body

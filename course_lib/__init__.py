@@ -47,12 +47,14 @@ from .data import (
     make_noisy,
     make_random_line_data,
     make_separable,
+    make_spirals,
     random_line_target,
 )
 from .perceptron import (
     add_bias,
     error_rate,
     pla,
+    pla_runs,
     pocket,
     pocket_runs,
     perceptron_with_bias,
@@ -87,7 +89,7 @@ __all__ = [
     "data", "hoeffding", "perceptron", "plotting", "theory", "widgets",
     "load_labeled_points", "load_homework", "DataUnavailableError", "make_noisy", "make_random_line_data", "make_separable",
     "random_line_target",
-    "add_bias", "error_rate", "pla", "pocket", "pocket_runs", "perceptron_with_bias",
+    "add_bias", "error_rate", "pla", "pla_runs", "pocket", "pocket_runs", "perceptron_with_bias",
     "perceptron_dual", "predict",
     "bias_form_bound", "check_novikoff", "margin", "novikoff_bound", "radius",
     "digits", "intensity", "symmetry", "load_sklearn_digits", "load_usps", "load_features", "one_vs_one", "one_vs_all",
@@ -101,6 +103,6 @@ __all__ += [
 ]
 __all__ += [
     "kernels", "linear_kernel", "polynomial_kernel", "rbf_kernel", "kernel_matrix", "quadratic_features",
-    "kernel_perceptron", "svm", "fit_svm", "fit_svm_primal", "kkt_violation",
+    "kernel_perceptron", "make_spirals", "svm", "fit_svm", "fit_svm_primal", "kkt_violation",
     "neighbors", "knn_predict", "pairwise_distances", "fit_standardizer",
 ]

@@ -414,6 +414,22 @@ def test_one_failed_connection_spares_the_other_files_the_wait(offline, monkeypa
     assert len(calls) == 1
 
 
+def test_a_server_that_never_answers_is_given_up_on(offline, monkeypatch):
+    """A mirror that accepts the connection and then says nothing: the download gives up after
+    DOWNLOAD_TIMEOUT instead of hanging, and the next file does not wait again."""
+    import socket
+
+    monkeypatch.setattr(cl.data, "DOWNLOAD_TIMEOUT", 0.5)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)                                          # connections queue up, never answered
+        base_url = f"http://127.0.0.1:{silent.getsockname()[1]}/"
+        with pytest.raises(cl.DataUnavailableError, match="timed out"):
+            cl.load_homework("hw1_15_train.dat", base_url=base_url)
+        with pytest.raises(cl.DataUnavailableError, match="did not answer earlier"):
+            cl.load_homework("hw1_18_train.dat", base_url=base_url)
+
+
 def test_the_standins_say_so_in_one_line(offline, capsys):
     images = cl.load_digit_images(rng=0)
     out = capsys.readouterr().out

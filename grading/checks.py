@@ -9,7 +9,7 @@ import inspect
 import sys
 import types
 
-__all__ = ["reference_calls", "reference_calls_in_source", "refuse_reference"]
+__all__ = ["reference_calls", "reference_calls_in_source", "refuse_reference", "test_rng"]
 
 _LIBRARY = "course_lib"
 # how a function's code refers to names: looked up in its globals or closure, or as attributes
@@ -260,3 +260,31 @@ def refuse_reference(func, exercise, forbidden):
         raise AssertionError(
             f"{exercise} calls {listed}, the course's own implementation of what this exercise asks "
             f"you to write, so it earns no points: write {exercise} yourself with NumPy")
+
+
+def test_rng():
+    """The random generator of the test cell being graded, seeded by (assignment, student, cell).
+
+    Hidden tests draw all their random data from it, so a regrade of the same submission sees
+    the same data (and gives the same score) while classmates get different data. Outside the
+    grader (self-check, ``nbgrader validate``, a source notebook) the seed is the fixed one of
+    :data:`grading.context.SELF_CHECK`.
+
+    Examples
+    --------
+    >>> from grading.context import test_cell
+    >>> with test_cell(assignment="ps1_perceptron", student="ada", cell="pla-halts"):
+    ...     a = test_rng().random(3)
+    >>> with test_cell(assignment="ps1_perceptron", student="ada", cell="pla-halts"):
+    ...     b = test_rng().random(3)
+    >>> bool((a == b).all())
+    True
+    """
+    import numpy as np
+
+    from .context import SELF_CHECK, current
+
+    return np.random.default_rng((current() or SELF_CHECK).seed)
+
+
+test_rng.__test__ = False   # not a pytest test, whatever module imports it

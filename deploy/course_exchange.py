@@ -80,11 +80,11 @@ class OwnerCheckedCollect(ExchangeCollect):
         self.course_path = os.path.join(self.root, self.coursedir.course_id)
         self.inbound_path = os.path.join(self.course_path, "inbound")
         if not os.path.isdir(self.inbound_path):
-            self.fail("Course not found: {}".format(self.inbound_path))
+            self.fail(f"Course not found: {self.inbound_path}")
         if not check_mode(self.inbound_path, read=True, execute=True):
-            self.fail("You don't have read permissions for the directory: {}".format(self.inbound_path))
+            self.fail(f"You don't have read permissions for the directory: {self.inbound_path}")
         student_id = self.coursedir.student_id if self.coursedir.student_id else "*"
-        pattern = os.path.join(self.inbound_path, "{}+{}+*".format(student_id, self.coursedir.assignment_id))
+        pattern = os.path.join(self.inbound_path, f"{student_id}+{self.coursedir.assignment_id}+*")
         records, self.refused = [], []
         for path in sorted(glob.glob(pattern)):
             record = self._path_to_record(path)

@@ -2,8 +2,9 @@
 
 deploy/setup.sh installs this file as ~GRADER/.jupyter/nbgrader_config.py (mode 600)
 for the instructor and each grader (``setup.sh --add-grader``). It is read by nbgrader's
-commands, by the Formgrader and by ``python -m grading`` on top of VENV/etc/jupyter/nbgrader_config.py, and below the course's own
-nbgrader_config.py, which stays as it is in the repository.
+commands, by the Formgrader and by ``python -m grading`` on top of
+VENV/etc/jupyter/nbgrader_config.py, and below the course's own nbgrader_config.py, which
+stays as it is in the repository.
 
 The course folder PREFIX/courses/<course id> belongs to the graders' group
 (``formgrade-<course id>``, mode 2770) and nbgrader keeps what it writes there and in the

@@ -45,7 +45,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from grading_helpers import ASSIGNMENT, ROOT, fill, reference_bodies
 
 pytestmark = [pytest.mark.deploy, pytest.mark.slow]
@@ -553,7 +552,8 @@ def test_servers_start_while_the_course_grows(d, check):
     check("assignment is in the exchange's outbound folder", outbound_nb.is_file())
     for user, future in requested.items():
         r = future.result()
-        check(f"{user}'s server is requested through the hub API", r.status_code in (201, 202), f"{r.status_code} {r.text[:200]}")
+        check(f"{user}'s server is requested through the hub API", r.status_code in (201, 202),
+              f"{r.status_code} {r.text[:200]}")
     spawning.shutdown()
     people[TA].start_server()
     for user, person in people.items():
@@ -622,11 +622,12 @@ def test_students_submit_and_the_hostile_student_tries_the_exchange(d, check):
                  "rename-classmate-submission"):
         attempt(d, check, f"from her kernel: {what.replace('-', ' ')}", probes.get(what) == "denied", out[-400:])
     if d.get("hidepid"):
-        attempt(d, check, "from her kernel: see other users' processes", probes.get("see-other-users-processes") == "denied")
+        attempt(d, check, "from her kernel: see other users' processes",
+                probes.get("see-other-users-processes") == "denied")
     # planting entries in inbound is possible (inbound is -wx for students); collect must refuse them
     check("(she can create entries in inbound: collect has to refuse them)",
-          probes.get("plant-submission-as-classmate") == "allowed" and probes.get("plant-future-dated-submission") == "allowed",
-          probes)
+          probes.get("plant-submission-as-classmate") == "allowed"
+          and probes.get("plant-future-dated-submission") == "allowed", probes)
     _submit(d, check, HOSTILE)
     d["times"]["fetch, fill, run, submit"] = time.monotonic() - t
 
@@ -637,25 +638,28 @@ def test_students_submit_and_the_hostile_student_tries_the_exchange(d, check):
 def test_isolation_between_users(d, check):
     import requests
     base, sh, cfg, people = d["base"], d["shell"], d["cfg"], d["people"]
-    eve, ada = people[HOSTILE], people[CORRECT]
+    eve = people[HOSTILE]
+    auth = {"Authorization": f"token {eve.token}"}
     for what, r in [
             ("use her token on a classmate's server", eve.server("GET", "/api/contents", owner=CORRECT)),
             ("use her token on the instructor's server", eve.server("GET", "/api/contents", owner=INSTRUCTOR)),
-            ("use her token on the instructor's Formgrader", eve.server("GET", "/formgrader/api/assignments", owner=INSTRUCTOR)),
+            ("use her token on the instructor's Formgrader",
+             eve.server("GET", "/formgrader/api/assignments", owner=INSTRUCTOR)),
             ("use her token on the TA's server", eve.server("GET", "/api/contents", owner=TA)),
             ("use her token on the Formgrader service",
              eve.server("GET", "/formgrader/api/assignments", prefix="/services/formgrader")),
-            ("read a classmate's hub record", requests.get(f"{base}/hub/api/users/{CORRECT}",
-                                                          headers={"Authorization": f"token {eve.token}"}, timeout=30)),
-            ("mint a token for a classmate", requests.post(f"{base}/hub/api/users/{CORRECT}/tokens", json={},
-                                                          headers={"Authorization": f"token {eve.token}"}, timeout=30)),
-            ("mint a token for the instructor", requests.post(f"{base}/hub/api/users/{INSTRUCTOR}/tokens", json={},
-                                                             headers={"Authorization": f"token {eve.token}"}, timeout=30)),
-            ("start the instructor's server", requests.post(f"{base}/hub/api/users/{INSTRUCTOR}/server",
-                                                           headers={"Authorization": f"token {eve.token}"}, timeout=30)),
+            ("read a classmate's hub record",
+             requests.get(f"{base}/hub/api/users/{CORRECT}", headers=auth, timeout=30)),
+            ("mint a token for a classmate",
+             requests.post(f"{base}/hub/api/users/{CORRECT}/tokens", json={}, headers=auth, timeout=30)),
+            ("mint a token for the instructor",
+             requests.post(f"{base}/hub/api/users/{INSTRUCTOR}/tokens", json={}, headers=auth, timeout=30)),
+            ("start the instructor's server",
+             requests.post(f"{base}/hub/api/users/{INSTRUCTOR}/server", headers=auth, timeout=30)),
     ]:
         attempt(d, check, what, r.status_code in (403, 404), r.status_code)
-    r = requests.get(f"{base}/user/{CORRECT}/api/contents", cookies=eve.session.cookies, timeout=30, allow_redirects=False)
+    r = requests.get(f"{base}/user/{CORRECT}/api/contents", cookies=eve.session.cookies, timeout=30,
+                     allow_redirects=False)
     attempt(d, check, "open a classmate's server with her browser session", r.status_code != 200, r.status_code)
     r = eve.session.get(f"{base}/services/formgrader/formgrader", timeout=60)
     attempt(d, check, "open the Formgrader service with her browser session",
@@ -680,12 +684,13 @@ def test_isolation_between_users(d, check):
                       ("read the instructor's nbgrader configuration",
                        ["cat", str(homes[INSTRUCTOR] / ".jupyter" / "nbgrader_config.py")])]:
         p = sh.run(cmd, user=HOSTILE, check=False)
-        attempt(d, check, f"from a shell: {what}", p.returncode != 0 and "ermission denied" in p.stderr, p.stderr.strip())
+        attempt(d, check, f"from a shell: {what}", p.returncode != 0 and "ermission denied" in p.stderr,
+                p.stderr.strip())
     p = sh.run(["python", "-c", "import psycopg, sys; psycopg.connect(host='127.0.0.1', port=int(sys.argv[1]), "
                 "dbname=sys.argv[2], user=sys.argv[3], password='guess', connect_timeout=5)",
                 str(cfg["pg_port"]), cfg["db_name"], cfg["db_role"]], user=HOSTILE, check=False)
-    attempt(d, check, "log in to the gradebook database", p.returncode != 0 and "password authentication failed" in p.stderr,
-            p.stderr.strip()[-200:])
+    attempt(d, check, "log in to the gradebook database",
+            p.returncode != 0 and "password authentication failed" in p.stderr, p.stderr.strip()[-200:])
     p = sh.run(["ls", cfg["course_dir"]], user=TA, check=False)
     check("the TA can list the course folder", p.returncode == 0 and "source" in p.stdout, p.stderr)
 
@@ -760,10 +765,12 @@ def test_a_ta_grades_without_the_instructors_password(d, check, request):
         rows = {r["student_id"]: r for r in csv.DictReader(f)}
     got_scores = {s: rows.get(s, {}).get("score") for s in STUDENTS}
     print(f"  grades from PostgreSQL: {got_scores} (expected {EXPECTED})")
-    request.node.user_properties.append(("report", f"deploy: grades exported from PostgreSQL {got_scores}, expected {EXPECTED}"))
+    request.node.user_properties.append(
+        ("report", f"deploy: grades exported from PostgreSQL {got_scores}, expected {EXPECTED}"))
     for student, want in EXPECTED.items():
         row = rows.get(student, {})
-        check(f"{student} scores {want}/{TOTAL}", row.get("status") == "graded" and row.get("score") == f"{want:g}", str(row))
+        check(f"{student} scores {want}/{TOTAL}",
+              row.get("status") == "graded" and row.get("score") == f"{want:g}", str(row))
     partial = rows.get(PARTIAL, {})
     check(f"{PARTIAL} loses exactly the PLA and pocket points",
           partial.get("pla (/4)") == "0" and partial.get("pocket (/3)") == "0" and partial.get("predict (/3)") == "3",
@@ -772,7 +779,8 @@ def test_a_ta_grades_without_the_instructors_password(d, check, request):
     d["scores_in_db"] = in_db
     check("the PostgreSQL gradebook holds the same scores", in_db == {s: float(v) for s, v in EXPECTED.items()}, in_db)
     roster = _sql(cfg, "SELECT id FROM student ORDER BY 1")
-    check("the gradebook's roster has every student, the added one too", roster == sorted(STUDENTS + (LATECOMER,)), roster)
+    check("the gradebook's roster has every student, the added one too",
+          roster == sorted(STUDENTS + (LATECOMER,)), roster)
     for student in STUDENTS:
         d["people"][student].nbgrader("fetch_feedback")
         home = Path(pwd.getpwnam(student).pw_dir)
@@ -824,7 +832,8 @@ def test_her_script_does_not_run_in_the_graders_browser(d, check):
         pytest.skip(HOW_TO_INSTALL)
     from playwright.sync_api import sync_playwright
     ta = d["people"][TA]
-    r = ta.server("GET", f"/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{ASSIGNMENT}", prefix="/services/formgrader")
+    r = ta.server("GET", f"/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{ASSIGNMENT}",
+                  prefix="/services/formgrader")
     ids = {row["student"]: row["id"] for row in r.json()} if r.status_code == 200 else {}
     check("the Formgrader lists her submission", HOSTILE in ids, f"{r.status_code} {r.text[:300]}")
     if HOSTILE not in ids:
@@ -855,23 +864,26 @@ def test_her_script_does_not_run_in_the_graders_browser(d, check):
 def test_postgresql_the_hub_and_the_proxy_come_back_after_a_crash(d, check):
     cfg, base = d["cfg"], d["base"]
     t = time.monotonic()
-    before = {"postgresql": _pid_of(PREFIX / "pgdata" / "postmaster.pid"), "jupyterhub": _pid_of(PREFIX / "run" / "jupyterhub.pid")}
+    pidfiles = {"postgresql": PREFIX / "pgdata" / "postmaster.pid", "jupyterhub": PREFIX / "run" / "jupyterhub.pid"}
+    before = {name: _pid_of(path) for name, path in pidfiles.items()}
     for name, pid in before.items():
         check(f"{name} runs before the crash", pid and _alive(pid), pid)
         if pid:
             os.kill(int(pid), signal.SIGKILL)
     check("both are gone", not _gone([p for p in before.values() if p], timeout=10))
-    for name, path in (("postgresql", PREFIX / "pgdata" / "postmaster.pid"), ("jupyterhub", PREFIX / "run" / "jupyterhub.pid")):
-        pid = _wait(lambda: (p := _pid_of(path)) and p != before[name] and _alive(p) and p, timeout=60)
+    for name, path in pidfiles.items():
+        pid = _wait(lambda path=path, old=before[name]: (p := _pid_of(path)) and p != old and _alive(p) and p,
+                    timeout=60)
         check(f"{name} is restarted by the supervisor", pid, pid)
     check("the hub answers again", _wait(lambda: _hub_up(base), timeout=90))
-    check("the gradebook answers with every score", _wait(lambda: _scores_in_db(cfg) == d.get("scores_in_db"), timeout=60),
-          _scores_in_db(cfg))
+    check("the gradebook answers with every score",
+          _wait(lambda: _scores_in_db(cfg) == d.get("scores_in_db"), timeout=60), _scores_in_db(cfg))
     proxy = _pid_of(PREFIX / "run" / "proxy.pid")
     if proxy and _alive(proxy):
         os.kill(int(proxy), signal.SIGKILL)
         _gone([proxy])
-    new_proxy = _wait(lambda: (p := _pid_of(PREFIX / "run" / "proxy.pid")) and p != proxy and _alive(p) and p, timeout=60)
+    new_proxy = _wait(lambda: (p := _pid_of(PREFIX / "run" / "proxy.pid")) and p != proxy and _alive(p) and p,
+                      timeout=60)
     check("the proxy is restarted by the hub", new_proxy, new_proxy)
     ada = d["people"][CORRECT]
     r = _wait(lambda: ada.server("GET", "/api/contents").status_code == 200, timeout=90)
@@ -930,7 +942,7 @@ def test_hostile_student_report(d, request):
              for name, ok, detail, known in d["attempts"]]
     print(f"\nhostile student {HOSTILE}: {len(d['attempts'])} attempts")
     print("\n".join(lines))
-    allowed = [ln for (_, ok, _, known), ln in zip(d["attempts"], lines) if not ok and not known]
+    allowed = [ln for (_, ok, _, known), ln in zip(d["attempts"], lines, strict=True) if not ok and not known]
     request.node.user_properties.append(("report", f"deploy: hostile student: {len(d['attempts'])} attempts, "
                                                    f"{sum(not a[1] for a in d['attempts'])} allowed"))
     assert d["attempts"], "no attempt was recorded"

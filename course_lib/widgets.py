@@ -18,7 +18,8 @@ from ._validation import check_labels, check_Xy
 from .perceptron import error_rate, pla
 
 __all__ = ["PLAStepper", "PerceptronExplorer", "BinExplorer", "OutlierRegression", "HatProjection",
-           "WeightDecayExplorer", "DescentExplorer", "PocketExplorer", "MarginExplorer"]
+           "WeightDecayExplorer", "DescentExplorer", "PocketExplorer", "MarginExplorer", "SVMExplorer",
+           "KNNExplorer"]
 
 
 SLIDER_LAYOUT = {"width": "460px"}
@@ -1042,3 +1043,184 @@ class MarginExplorer(_LiveFigure):
             f"the bound R²/ρ² is <b>{self.check.bound:.0f}</b> (T is {T / self.check.bound:.1%} of it); "
             f"every inequality held: {bool(self.check.holds)}"
         )
+
+
+class SVMExplorer(_FigureWidget):
+    """An SVM on 2-D data with controls for C, the kernel and its parameters.
+
+    Every change refits :func:`course_lib.svm.fit_svm` and redraws the regions, the
+    boundary (solid), the margin (dashed, where the score is +1 and -1) and the
+    support vectors (ringed). The status line counts the support vectors, the
+    examples inside the margin and the training errors.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2)
+        Raw 2-D examples (no constant column).
+    y : array-like of shape (N,)
+        Labels +1 / -1.
+    kernel : {"linear", "poly", "rbf"}, default="linear"
+    C : float or None, default=1.0
+        None starts with the hard margin ticked.
+    gamma : float, default=1.0
+    degree : int, default=2
+
+    Attributes
+    ----------
+    kernel_dropdown, C_slider, gamma_slider, degree_slider : ipywidgets controls
+    hard_checkbox : ipywidgets.Checkbox
+        The hard margin (no slack): C = infinity.
+    result : SVMResult or None
+        The current fit (None when the hard margin has no solution).
+
+    Examples
+    --------
+    >>> import course_lib as cl
+    >>> X, y = cl.make_spirals(40, rng=0)
+    >>> box = SVMExplorer(X, y, kernel="rbf", C=10.0, gamma=5.0)
+    >>> box.C_slider.value = 0.01
+    >>> len(box.result.support) > 0
+    True
+    """
+
+    def __init__(self, X, y, *, kernel="linear", C=1.0, gamma=1.0, degree=2):
+        from .kernels import KERNELS
+        from ._validation import check_matrix
+
+        X = check_matrix(X, "X")
+        if X.shape[1] != 2:
+            raise ValueError(f"X must hold raw 2-D examples (2 columns); got {X.shape[1]} columns")
+        y = check_labels(y, "y", n_samples=X.shape[0])
+        super().__init__(figsize=(5.2, 5.2))
+        self.X, self.y = X, y
+        self.kernel_dropdown = widgets.Dropdown(options=list(KERNELS), value=kernel, description="kernel",
+                                                style=SLIDER_STYLE)
+        self.hard_checkbox = widgets.Checkbox(value=C is None, description="hard margin (C = ∞)")
+        self.C_slider = _slider(widgets.FloatLogSlider, value=1.0 if C is None else C, base=10, min=-2, max=4,
+                                step=0.05, description="C", continuous_update=False)
+        self.gamma_slider = _slider(widgets.FloatLogSlider, value=gamma, base=10, min=-2, max=2, step=0.05,
+                                    description="γ (poly, rbf)", continuous_update=False)
+        self.degree_slider = _slider(widgets.IntSlider, value=degree, min=1, max=6, description="degree (poly)")
+        for control in (self.kernel_dropdown, self.hard_checkbox, self.C_slider, self.gamma_slider,
+                        self.degree_slider):
+            control.observe(lambda _: self.draw(), names="value")
+        controls = widgets.VBox([widgets.HBox([self.kernel_dropdown, self.hard_checkbox]), self.C_slider,
+                                 self.gamma_slider, self.degree_slider])
+        self.widget = widgets.VBox([controls, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Refit for the current controls and redraw."""
+        from .svm import NotSeparableError, fit_svm
+
+        kernel = self.kernel_dropdown.value
+        C = None if self.hard_checkbox.value else float(self.C_slider.value)
+        self._clear()
+        try:
+            self.result = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=float(self.gamma_slider.value),
+                                  degree=int(self.degree_slider.value), coef0=1.0)
+        except NotSeparableError:
+            self.result = None
+        if self.result is None:
+            plotting.plot_classifier(lambda Z: np.zeros(len(Z)), self.X, self.y, ax=self.ax, resolution=2)
+            status = "<b>No hard-margin solution</b>: these data are not separable by this kernel. Untick the hard margin."
+        else:
+            res = self.result
+            plotting.plot_classifier(res.decision_function, self.X, self.y, ax=self.ax, support=res.support,
+                                     margins=True, resolution=90)
+            f = self.y * res.decision_function(self.X)
+            width = f"; margin 1/‖w‖ = {res.margin:.3f}" if kernel == "linear" else ""
+            status = (f"{len(res.support)} support vectors of {len(self.y)} examples; "
+                      f"{int(np.sum(f < 1 - 1e-6))} inside the margin, {int(np.sum(f <= 0))} misclassified{width}")
+        self.ax.set_title(f"{kernel} kernel, " + ("hard margin" if C is None else f"C = {C:.3g}"), fontsize=10)
+        if self.n_draws == 0:
+            self.fig.tight_layout()
+        self._render()
+        self.status.value = status
+
+
+class KNNExplorer(_FigureWidget):
+    """k nearest neighbours on 2-D data: the regions for each k, distance and scaling.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2)
+        Training inputs.
+    y : array-like of shape (N,)
+        Labels +1 / -1.
+    X_val, y_val : array-likes, optional
+        A validation set; its error is shown for every k (the way to choose k).
+    k : int, default=1
+
+    Attributes
+    ----------
+    k_slider : ipywidgets.IntSlider
+        Odd values 1, 3, 5, ...
+    metric_dropdown : ipywidgets.Dropdown
+        "euclidean" or "mahalanobis".
+    standardize_checkbox : ipywidgets.Checkbox
+        Standardise the features with the training set's mean and deviation first.
+    train_error, val_error : float
+        Errors of the current classifier (``val_error`` is NaN without a validation set).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2)); y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    >>> box = KNNExplorer(X, y, k=1)
+    >>> box.train_error
+    0.0
+    >>> box.k_slider.value = 5
+    >>> box.n_draws
+    2
+    """
+
+    def __init__(self, X, y, *, X_val=None, y_val=None, k=1):
+        from ._validation import check_matrix
+
+        X = check_matrix(X, "X")
+        if X.shape[1] != 2:
+            raise ValueError(f"X must hold 2-D examples (2 columns); got {X.shape[1]} columns")
+        y = check_labels(y, "y", n_samples=X.shape[0])
+        if (X_val is None) != (y_val is None):
+            raise ValueError("give both X_val and y_val, or neither")
+        if X_val is not None:
+            X_val = check_matrix(X_val, "X_val")
+            y_val = check_labels(y_val, "y_val", n_samples=X_val.shape[0])
+        super().__init__(figsize=(5.2, 5.2))
+        self.X, self.y, self.X_val, self.y_val = X, y, X_val, y_val
+        top = max(1, min(25, X.shape[0] - (1 - X.shape[0] % 2)))
+        self.k_slider = _slider(widgets.IntSlider, value=k, min=1, max=top, step=2, description="k")
+        self.metric_dropdown = widgets.Dropdown(options=["euclidean", "mahalanobis"], value="euclidean",
+                                                description="distance", style=SLIDER_STYLE)
+        self.standardize_checkbox = widgets.Checkbox(value=False, description="standardise features")
+        for control in (self.k_slider, self.metric_dropdown, self.standardize_checkbox):
+            control.observe(lambda _: self.draw(), names="value")
+        controls = widgets.VBox([self.k_slider, widgets.HBox([self.metric_dropdown, self.standardize_checkbox])])
+        self.widget = widgets.VBox([controls, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Reclassify for the current controls and redraw."""
+        from .neighbors import fit_standardizer, knn_predict
+
+        k, metric = int(self.k_slider.value), self.metric_dropdown.value
+        scale = fit_standardizer(self.X) if self.standardize_checkbox.value else None
+
+        def predict(Z):
+            if scale is None:
+                return knn_predict(self.X, self.y, Z, k=k, metric=metric)
+            return knn_predict(scale.transform(self.X), self.y, scale.transform(Z), k=k, metric=metric)
+
+        self.train_error = float(np.mean(predict(self.X) != self.y))
+        self.val_error = float(np.mean(predict(self.X_val) != self.y_val)) if self.X_val is not None else float("nan")
+        self._clear()
+        plotting.plot_classifier(predict, self.X, self.y, ax=self.ax, resolution=100)
+        self.ax.set_title(f"{k}-NN, {metric} distance" + (", standardised" if scale is not None else ""), fontsize=10)
+        if self.n_draws == 0:
+            self.fig.tight_layout()
+        self._render()
+        val = f"; validation error <b>{self.val_error:.3f}</b>" if self.X_val is not None else ""
+        self.status.value = f"training error <b>{self.train_error:.3f}</b>{val}"
+

@@ -554,7 +554,7 @@ def test_an_oversized_download_is_cut_off_and_refused(http_folder, offline):
 
 
 @pytest.mark.data
-def test_every_loader_through_a_mirror_of_the_reference_folder(offline, monkeypatch):
+def test_every_loader_through_a_mirror_of_the_reference_folder(offline, monkeypatch, capsys):
     """``COURSE_DATA_URL`` names a mirror with the reference folder's layout: an empty cache fills
     from it, every file checked, and then no second request is made."""
     with serve(reference_dir()) as (base_url, requests):
@@ -563,6 +563,8 @@ def test_every_loader_through_a_mirror_of_the_reference_folder(offline, monkeypa
         feats = {split: cl.load_features(split) for split in ("train", "test")}
         hw = {name: cl.load_homework(name) for name in ("hw1_15_train.dat", "hw1_18_train.dat", "hw1_18_test.dat")}
         assert sorted(requests) == sorted(f"/{f.subdir}/{f.name}" for f in dg.DATA_FILES.values())
+        progress = capsys.readouterr().err                              # a progress bar per download
+        assert all(f"downloading {name}" in progress for name in dg.DATA_FILES) and "1.83M" in progress
         cache = offline / "cache" / dg.CACHE_SUBDIR
         for info in dg.DATA_FILES.values():
             assert hashlib.sha256((cache / info.name).read_bytes()).hexdigest() == info.sha256

@@ -339,7 +339,7 @@ def _imports_only(source):
 
 # -- the core ----------------------------------------------------------------------------
 def execute_submission(notebook, *, files=None, tests, setups=None, assignment=None, student=None,
-                       timeout=10, setup_timeout=120, replay_timeout=60, submission_timeout=600,
+                       withheld=(), timeout=10, setup_timeout=120, replay_timeout=60, submission_timeout=600,
                        startup_timeout=60, sandbox=None, log=None):
     """Execute one submission for grading and return the executed notebook and a report.
 
@@ -367,6 +367,9 @@ def execute_submission(notebook, *, files=None, tests, setups=None, assignment=N
         Who is graded: each test cell runs inside ``grading.context.test_cell(assignment=...,
         student=..., cell=grade_id)`` (seeds the hidden tests' random data). When either is
         None the tests run with the self-check identity.
+    withheld : sequence of str, optional
+        ``course_lib`` functions the assignment asks students to write: the student's process
+        sees a ``course_lib`` without them (:mod:`grading.withhold`); the tests keep them.
     timeout : float
         Seconds per cell (a test cell's calls together).
     setup_timeout, replay_timeout, startup_timeout : float
@@ -419,6 +422,8 @@ def execute_submission(notebook, *, files=None, tests, setups=None, assignment=N
     with tempfile.TemporaryDirectory(prefix="grading-") as tmp:
         os.chmod(tmp, 0o755)
         _write_files(files, Path(tmp) / "files")
+        if withheld:
+            sandbox = _withholding(sandbox, withheld, assignment, Path(tmp) / "lib")
         session = Session(Path(tmp) / "files", sandbox=sandbox, startup_timeout=startup_timeout,
                           replay_timeout=replay_timeout, budget_deadline=budget_deadline, log=log)
         try:
@@ -435,6 +440,20 @@ def execute_submission(notebook, *, files=None, tests, setups=None, assignment=N
     report["restarts"] = session.restarts
     report["elapsed"] = time.monotonic() - start
     return nb, report
+
+
+def _withholding(sandbox, names, assignment, folder):
+    """``sandbox`` showing a copy of course_lib without ``names`` in place of the real one."""
+    import dataclasses
+
+    from .withhold import course_lib_dir, withheld_copy
+
+    real = Path(os.path.realpath(course_lib_dir()))
+    folder.mkdir(mode=0o755)
+    copy = withheld_copy(names, assignment, folder / "course_lib", source=real)
+    if sandbox.mode == "off":   # no mount namespace: the copy goes first on the worker's path
+        return dataclasses.replace(sandbox, overlays={"sys.path": str(folder)})
+    return dataclasses.replace(sandbox, overlays=dict(sandbox.overlays, **{str(real): str(copy)}))
 
 
 def _outcome(error):

@@ -39,10 +39,6 @@ class Proxy:
     def __call__(self, *args, **kwargs):
         return self._session.call(self.__name__, args, kwargs)
 
-    def student_sources(self):
-        """The code of the cells the submission ran, in order (for static checks)."""
-        return [source for _, source in self._session.history]
-
     def __repr__(self):
         return f"<the submission's function {self.__name__}>"
 

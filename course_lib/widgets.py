@@ -32,6 +32,16 @@ def _slider(cls, **options):
     return cls(layout=widgets.Layout(**SLIDER_LAYOUT), style=SLIDER_STYLE, **options)
 
 
+def _png(canvas):
+    """The canvas as PNG bytes, compressed lightly: a quarter of the time of the default level."""
+    from PIL import Image
+
+    rgba = np.asarray(canvas.buffer_rgba())
+    buf = io.BytesIO()
+    Image.fromarray(rgba[..., :3]).save(buf, format="png", compress_level=1)
+    return buf.getvalue()
+
+
 class _FigureWidget:
     """Shared machinery: a private figure rendered into an Image widget."""
 
@@ -59,10 +69,38 @@ class _FigureWidget:
         ax.relim()
         ax.set_autoscale_on(True)
 
+    _dynamic = None  # artists a _LiveFigure redraws on every move; None: whatever the last draw put on the axes
+    _background = _background_key = None
+
     def _render(self):
-        buf = io.BytesIO()
-        self.fig.canvas.print_png(buf)
-        self.image.value = buf.getvalue()
+        """Draw the figure into the image.
+
+        Most of a matplotlib drawing is spent on the axes (ticks, tick labels, spines),
+        which do not change when a slider moves. They are drawn once and kept as a
+        picture; a redraw pastes that picture and draws only the data on top of it. The
+        axes are drawn again when a range changed.
+        """
+        canvas = self.fig.canvas
+        dynamic = self._dynamic
+        if dynamic is None:
+            ax = self.ax
+            dynamic = [*ax.patches, *ax.lines, *ax.collections, *ax.texts, *ax.images, ax.title,
+                       *([ax.legend_] if ax.legend_ is not None else [])]
+            dynamic.sort(key=lambda a: a.get_zorder())  # the order Axes.draw uses
+            for artist in dynamic:
+                artist.set_animated(True)
+        key = tuple((tuple(ax.get_xlim()), tuple(ax.get_ylim())) for ax in self.fig.axes)
+        if self._background is None or key != self._background_key:
+            canvas.draw()  # skips the animated (moving) artists
+            self._background = canvas.copy_from_bbox(self.fig.bbox)
+            self._background_key = key
+        else:
+            canvas.restore_region(self._background)
+        renderer = canvas.get_renderer()
+        for artist in dynamic:
+            if artist.get_visible():
+                artist.draw(renderer)
+        self.image.value = _png(canvas)
         self.n_draws += 1
 
     def _ipython_display_(self):
@@ -299,6 +337,7 @@ class BinExplorer(_FigureWidget):
         self.bound = self._hoeffding.hoeffding_bound(eps, n)
         self._clear()
         plotting.plot_nu_histogram(self.nu, mu, n, eps, ax=self.ax)
+        self.ax.set_ylim(0, np.ceil(self.ax.get_ylim()[1] * 10) / 10)  # in steps of 0.1: the axes rarely change
         if self.n_draws == 0:  # margins fitted to the labels once; refitting costs as much as drawing
             self.fig.tight_layout()
         self._render()
@@ -334,6 +373,12 @@ class _LiveFigure(_FigureWidget):
         self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{int(figsize[0] * dpi)}px"))
         self.status = widgets.HTML()
         self.n_draws = 0
+
+    def _moving(self, *artists):
+        """Declare the artists that change from one draw to the next (titles included)."""
+        for artist in artists:
+            artist.set_animated(True)
+        self._dynamic = list(artists)
 
 
 def _check_points_1d(x, name):
@@ -417,6 +462,7 @@ class OutlierRegression(_LiveFigure):
         (self._outlier,) = ax.plot([ox], [oy], "o", color="tab:red", markersize=9, zorder=4, label="outlier")
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         self.fig.subplots_adjust(left=0.1, right=0.68, bottom=0.13, top=0.97)
+        self._moving(self._residuals, self._line, self._outlier)
         self._xs = xs
         self.x_slider.observe(lambda _: self.draw(), names="value")
         self.y_slider.observe(lambda _: self.draw(), names="value")
@@ -460,7 +506,7 @@ class HatProjection(_LiveFigure):
     ----------
     x : array-like of shape (3,), default=(-1.0, 0.2, 1.0)
         The three inputs (not all equal).
-    y : array-like of shape (3,), default=(-0.5, 1.2, 0.4)
+    y : array-like of shape (3,), default=(1.2, -1.0, 1.0)
         Starting targets, each within [-2, 2].
 
     Attributes
@@ -479,7 +525,7 @@ class HatProjection(_LiveFigure):
     (True, True)
     """
 
-    def __init__(self, x=(-1.0, 0.2, 1.0), y=(-0.5, 1.2, 0.4)):
+    def __init__(self, x=(-1.0, 0.2, 1.0), y=(1.2, -1.0, 1.0)):
         from .regression import hat_matrix
 
         x = np.asarray(x, dtype=float)
@@ -496,7 +542,7 @@ class HatProjection(_LiveFigure):
         ax = self.ax
         # the column space: a patch of the plane s (1, 1, 1) + t x, drawn once
         c0, c1 = self.X[:, 0], self.X[:, 1] - self.X[:, 1].mean()   # orthogonal directions in the plane
-        s, t = np.meshgrid(np.linspace(-1.6, 1.6, 2), np.linspace(-2.4, 2.4, 2) / np.linalg.norm(c1) * np.sqrt(3))
+        s, t = np.meshgrid(np.linspace(-1.0, 1.0, 2), np.linspace(-1.6, 1.6, 2) / np.linalg.norm(c1))
         P = s[..., None] * c0 + t[..., None] * c1
         ax.plot_surface(P[..., 0], P[..., 1], P[..., 2], color=plotting.POSITIVE_COLOR, alpha=0.15, linewidth=0)
         for col, name in [(self.X[:, 0], "column 1s"), (self.X[:, 1], "column x")]:
@@ -508,7 +554,7 @@ class HatProjection(_LiveFigure):
                                 label="ŷ = H y")
         (self._res,) = ax.plot([0, 0], [0, 0], [0, 0], color="tab:red", linestyle="--", linewidth=1.5,
                                label="y − ŷ")
-        lim = (-2.5, 2.5)
+        lim = (-2.0, 2.0)
         ax.set_xlim(*lim)
         ax.set_ylim(*lim)
         ax.set_zlim(*lim)
@@ -518,6 +564,7 @@ class HatProjection(_LiveFigure):
         ax.view_init(elev=18, azim=-62)
         ax.legend(fontsize=8, loc="upper left")
         self.fig.subplots_adjust(left=0.0, right=0.95, bottom=0.02, top=1.0)
+        self._moving(self._y, self._yhat, self._res)
         for sl in self.sliders:
             sl.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([*self.sliders, self.image, self.status])
@@ -629,6 +676,7 @@ class WeightDecayExplorer(_LiveFigure):
         right.set_ylim(0, max(0.55, float(self.e_out_curve.max()) + 0.05))
         right.legend(fontsize=8, loc="upper left")
         self.fig.subplots_adjust(left=0.06, right=0.98, bottom=0.26, top=0.92, wspace=0.28)
+        self._moving(self._curve, self._marker, left.title, right.title)
         self.slider.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([self.slider, self.image, self.status])
         self.draw()
@@ -674,8 +722,8 @@ class DescentExplorer(_LiveFigure):
     eta : float, default=0.5
     epochs : int, default=5
     max_epochs : int, default=30
-    wlim : float, default=4.0
-        The picture shows w1, w2 in [-wlim, wlim].
+    wlim : float, default=5.0
+        The picture shows w1, w2 in [-wlim, wlim], widened when the minimum lies outside.
     rng : None, int or numpy.random.Generator
         The SGD orders.
 
@@ -697,7 +745,7 @@ class DescentExplorer(_LiveFigure):
     ((6, 2), (21, 2))
     """
 
-    def __init__(self, X, y, *, eta=0.5, epochs=5, max_epochs=30, wlim=4.0, rng=None):
+    def __init__(self, X, y, *, eta=0.5, epochs=5, max_epochs=30, wlim=5.0, rng=None):
         from .regression import cross_entropy_error
 
         X, y = check_Xy(X, y)
@@ -713,16 +761,17 @@ class DescentExplorer(_LiveFigure):
                                   description="η", readout_format=".3g")
         self.epoch_slider = _slider(widgets.IntSlider, value=epochs, min=1, max=max_epochs, description="epochs")
         left, right = self.axes
-        g = np.linspace(-wlim, wlim, 90)
-        W1, W2 = np.meshgrid(g, g)
-        W = np.column_stack([W1.ravel(), W2.ravel()])
-        E = np.mean(np.logaddexp(0.0, -(W @ X.T) * y), axis=1).reshape(W1.shape)
-        left.contour(W1, W2, E, levels=np.quantile(E, np.linspace(0.02, 0.9, 12)), colors="tab:grey",
-                     linewidths=0.8)
         from .regression import logistic_regression
 
         best = logistic_regression(X, y, eta=1.0, tol=1e-9, max_epochs=20_000).w
         self.ein_min = cross_entropy_error(best, X, y)
+        wlim = max(wlim, 1.25 * float(np.abs(best).max()))          # the minimum is always in the picture
+        g = np.linspace(-wlim, wlim, 90)
+        W1, W2 = np.meshgrid(g, g)
+        W = np.column_stack([W1.ravel(), W2.ravel()])
+        E = np.mean(np.logaddexp(0.0, -(W @ X.T) * y), axis=1).reshape(W1.shape)
+        left.contour(W1, W2, E, levels=self.ein_min * (1 + np.geomspace(0.01, 4, 12)), colors="tab:grey",
+                     linewidths=0.8)
         left.plot(*best, "*", color="black", ms=12, label="minimum of $E_{in}$")
         (self._sgd,) = left.plot([], [], "-", color="tab:orange", linewidth=0.8, alpha=0.8, label="SGD (every step)")
         (self._gd,) = left.plot([], [], "o-", color=plotting.POSITIVE_COLOR, ms=3, linewidth=1.5, label="GD")
@@ -736,10 +785,12 @@ class DescentExplorer(_LiveFigure):
         right.axhline(self.ein_min, color="black", linestyle=":", linewidth=1, label="minimum")
         right.set_xlim(0, max_epochs)
         right.set_yscale("log")
+        right.set_ylim(self.ein_min * 0.9, 4 * np.log(2))   # fixed: the axes are drawn once
         right.set_xlabel("epoch")
         right.set_ylabel("$E_{in}$ (cross-entropy)")
         right.legend(fontsize=8, loc="upper right")
         self.fig.subplots_adjust(left=0.08, right=0.98, bottom=0.27, top=0.93, wspace=0.3)
+        self._moving(self._sgd, self._gd, self._gd_curve, self._sgd_curve, left.title)
         self.eta_slider.observe(lambda _: self.draw(), names="value")
         self.epoch_slider.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([self.eta_slider, self.epoch_slider, self.image, self.status])
@@ -762,9 +813,6 @@ class DescentExplorer(_LiveFigure):
         self._sgd.set_data(self.sgd[:, 0], self.sgd[:, 1])
         self._gd_curve.set_data(np.arange(k + 1), gd_curve)
         self._sgd_curve.set_data(np.arange(k + 1), sgd_curve)
-        right = self.axes[1]
-        top = max(max(gd_curve), max(sgd_curve))
-        right.set_ylim(self.ein_min * 0.9, max(top * 1.2, self.ein_min * 1.5))
         self.axes[0].set_title(f"η = {eta:.3g}, {k} epochs: paths from w = 0", fontsize=10)
         self._render()
         self.status.value = (
@@ -861,6 +909,7 @@ class PocketExplorer(_LiveFigure):
         right.set_ylim(0, min(1.0, float(self.ein.max()) * 1.1 + 0.01))
         right.legend(fontsize=8, loc="upper right")
         self.fig.subplots_adjust(left=0.08, right=0.98, bottom=0.27, top=0.92, wspace=0.28)
+        self._moving(self._pla, self._pocket, self._marker, left.title)
         self.slider.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([self.slider, self.image, self.status])
         self.draw()
@@ -944,9 +993,11 @@ class MarginExplorer(_LiveFigure):
         (self._low,) = right.plot([], [], "--", color="tab:orange", label=r"$\sqrt{t}\,\rho/R$")
         right.axhline(1.0, color="grey", linewidth=0.8)
         right.set_ylim(0, 1.05)
-        right.set_xlabel("update $t$")
+        right.set_xlim(0, 1.0)
+        right.set_xlabel("$t / T$ (how far into the run)")
         right.legend(fontsize=8, loc="lower right")
         self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.27, top=0.92, wspace=0.25)
+        self._moving(self._pos, self._neg, self._target, self._final, self._cos, self._low, left.title, right.title)
         self.slider.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([self.slider, self.image, self.status])
         self.draw()
@@ -980,9 +1031,8 @@ class MarginExplorer(_LiveFigure):
             line.set_data(*(seg if seg is not None else ([], [])))
         T = self.result.n_updates
         t = np.arange(T + 1)
-        self._cos.set_data(t[1:], self.check.cosine[1:])
-        self._low.set_data(t[1:], self.check.cosine_lower[1:])
-        self.axes[1].set_xlim(0, max(T, 1) * 1.05)
+        self._cos.set_data(t[1:] / max(T, 1), self.check.cosine[1:])
+        self._low.set_data(t[1:] / max(T, 1), self.check.cosine_lower[1:])
         Xb = np.column_stack([np.ones(len(y)), X])
         R, rho = radius(Xb), rho_of(self.w_f, Xb, y)
         self.axes[0].set_title(f"margin {self.slider.value:.2f}: PLA halted after T = {T}", fontsize=10)
@@ -1065,15 +1115,23 @@ class SVMExplorer(_FigureWidget):
 
         kernel = self.kernel_dropdown.value
         C = None if self.hard_checkbox.value else float(self.C_slider.value)
+        gamma, degree = float(self.gamma_slider.value), int(self.degree_slider.value)
         self._clear()
         try:
-            self.result = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=float(self.gamma_slider.value),
-                                  degree=int(self.degree_slider.value), coef0=1.0)
+            self.result = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0)
         except NotSeparableError:
             self.result = None
+        # every setting is named in the title and the status, also the ones this kernel ignores
+        # (said so), so that whatever the student moves shows where the model stands now
+        used = {"linear": "", "poly": f", γ = {gamma:.3g}, degree {degree}", "rbf": f", γ = {gamma:.3g}"}[kernel]
+        unused = {"linear": f"γ = {gamma:.3g}, degree {degree} unused", "poly": "",
+                  "rbf": f"degree {degree} unused"}[kernel]
+        c_text = f"hard margin (C = {self.C_slider.value:.3g} unused)" if C is None else f"C = {C:.3g}"
+        settings = f"{kernel} kernel{used}, {c_text}" + (f"; {unused}" if unused else "")
         if self.result is None:
             plotting.plot_classifier(lambda Z: np.zeros(len(Z)), self.X, self.y, ax=self.ax, resolution=2)
-            status = "<b>No hard-margin solution</b>: these data are not separable by this kernel. Untick the hard margin."
+            status = ("<b>No hard-margin solution</b>: these data are not separable by this kernel. "
+                      "Untick the hard margin.")
         else:
             res = self.result
             plotting.plot_classifier(res.decision_function, self.X, self.y, ax=self.ax, support=res.support,
@@ -1082,11 +1140,11 @@ class SVMExplorer(_FigureWidget):
             width = f"; margin 1/‖w‖ = {res.margin:.3f}" if kernel == "linear" else ""
             status = (f"{len(res.support)} support vectors of {len(self.y)} examples; "
                       f"{int(np.sum(f < 1 - 1e-6))} inside the margin, {int(np.sum(f <= 0))} misclassified{width}")
-        self.ax.set_title(f"{kernel} kernel, " + ("hard margin" if C is None else f"C = {C:.3g}"), fontsize=10)
+        self.ax.set_title(settings, fontsize=9)
         if self.n_draws == 0:
             self.fig.tight_layout()
         self._render()
-        self.status.value = status
+        self.status.value = f"{settings}: {status}"
 
 
 class KNNExplorer(_FigureWidget):
@@ -1172,5 +1230,5 @@ class KNNExplorer(_FigureWidget):
             self.fig.tight_layout()
         self._render()
         val = f"; validation error <b>{self.val_error:.3f}</b>" if self.X_val is not None else ""
-        self.status.value = f"training error <b>{self.train_error:.3f}</b>{val}"
+        self.status.value = f"k = {k}: training error <b>{self.train_error:.3f}</b>{val}"
 

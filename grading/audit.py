@@ -265,15 +265,15 @@ def audit_file(path, *, exercises=()):
 
 
 def _exercise_names(course, assignment):
+    from .cells import is_solution_cell, source_of
     from .withhold import withheld_names
 
     names = set(withheld_names(course.source_dir / assignment))
     for nb_path in (course.source_dir / assignment).glob("*.ipynb"):
         nb = json.loads(nb_path.read_text())
         for cell in nb.get("cells", []):
-            meta = cell.get("metadata", {}).get("nbgrader", {})
-            if meta.get("solution") and cell.get("cell_type") == "code":
-                source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            if is_solution_cell(cell) and cell.get("cell_type") == "code":
+                source = source_of(cell)
                 try:
                     tree = ast.parse(source)
                 except SyntaxError:

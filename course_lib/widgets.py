@@ -333,7 +333,7 @@ class BinExplorer(_FigureWidget):
     def draw(self):
         """Recount and redraw for the current slider values."""
         mu, n, eps = self.mu_slider.value, self.n_slider.value, self.eps_slider.value
-        self.probability = self._hoeffding.deviation_probability(self.nu, mu, eps).p
+        self.probability = float(np.mean(self._hoeffding.deviates(self.nu, mu, eps)))
         self.bound = self._hoeffding.hoeffding_bound(eps, n)
         self._clear()
         plotting.plot_nu_histogram(self.nu, mu, n, eps, ax=self.ax)

@@ -1115,15 +1115,23 @@ class SVMExplorer(_FigureWidget):
 
         kernel = self.kernel_dropdown.value
         C = None if self.hard_checkbox.value else float(self.C_slider.value)
+        gamma, degree = float(self.gamma_slider.value), int(self.degree_slider.value)
         self._clear()
         try:
-            self.result = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=float(self.gamma_slider.value),
-                                  degree=int(self.degree_slider.value), coef0=1.0)
+            self.result = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0)
         except NotSeparableError:
             self.result = None
+        # every setting is named in the title and the status, also the ones this kernel ignores
+        # (said so), so that whatever the student moves shows where the model stands now
+        used = {"linear": "", "poly": f", γ = {gamma:.3g}, degree {degree}", "rbf": f", γ = {gamma:.3g}"}[kernel]
+        unused = {"linear": f"γ = {gamma:.3g}, degree {degree} unused", "poly": "",
+                  "rbf": f"degree {degree} unused"}[kernel]
+        c_text = f"hard margin (C = {self.C_slider.value:.3g} unused)" if C is None else f"C = {C:.3g}"
+        settings = f"{kernel} kernel{used}, {c_text}" + (f"; {unused}" if unused else "")
         if self.result is None:
             plotting.plot_classifier(lambda Z: np.zeros(len(Z)), self.X, self.y, ax=self.ax, resolution=2)
-            status = "<b>No hard-margin solution</b>: these data are not separable by this kernel. Untick the hard margin."
+            status = ("<b>No hard-margin solution</b>: these data are not separable by this kernel. "
+                      "Untick the hard margin.")
         else:
             res = self.result
             plotting.plot_classifier(res.decision_function, self.X, self.y, ax=self.ax, support=res.support,
@@ -1132,11 +1140,11 @@ class SVMExplorer(_FigureWidget):
             width = f"; margin 1/‖w‖ = {res.margin:.3f}" if kernel == "linear" else ""
             status = (f"{len(res.support)} support vectors of {len(self.y)} examples; "
                       f"{int(np.sum(f < 1 - 1e-6))} inside the margin, {int(np.sum(f <= 0))} misclassified{width}")
-        self.ax.set_title(f"{kernel} kernel, " + ("hard margin" if C is None else f"C = {C:.3g}"), fontsize=10)
+        self.ax.set_title(settings, fontsize=9)
         if self.n_draws == 0:
             self.fig.tight_layout()
         self._render()
-        self.status.value = status
+        self.status.value = f"{settings}: {status}"
 
 
 class KNNExplorer(_FigureWidget):
@@ -1222,5 +1230,5 @@ class KNNExplorer(_FigureWidget):
             self.fig.tight_layout()
         self._render()
         val = f"; validation error <b>{self.val_error:.3f}</b>" if self.X_val is not None else ""
-        self.status.value = f"training error <b>{self.train_error:.3f}</b>{val}"
+        self.status.value = f"k = {k}: training error <b>{self.train_error:.3f}</b>{val}"
 

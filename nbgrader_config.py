@@ -21,3 +21,15 @@ c.Execute.timeout = 10
 # on stderr (a harmless warning, say) as a failed test. Its kernel sends stderr to the
 # ordinary output instead, as `make autograde` and `make check` do.
 c.Execute.extra_arguments = ["--IPKernelApp.exec_lines=import sys; sys.stderr = sys.stdout"]
+
+# --- Student HTML is shown inert (grading/safe_html.py) ------------------------------
+# Feedback pages (nbgrader generate_feedback, the Formgrader's button, make feedback) and
+# the Formgrader's view of a submission sanitize the student's Markdown and outputs and
+# carry a Content-Security-Policy that runs none of the student's scripts.
+import sys  # noqa: E402
+
+if c.CourseDirectory.root not in sys.path:  # the Formgrader may run outside the course folder
+    sys.path.insert(0, c.CourseDirectory.root)
+from grading.safe_html import configure as _course_html  # noqa: E402
+
+_course_html(c)

@@ -9,13 +9,16 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 LAB_PORT  ?= 8888
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lab lab-instructor test test-fast benchmark lock clean
+.PHONY: help setup setup-test lab lab-instructor test test-fast test-under-load lint benchmark lock clean
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
 
-setup:  ## create or refresh the virtual environment (.venv) from requirements.lock
-	@sh scripts/ensure-venv.sh
+setup:  ## create or refresh the virtual environment (.venv): what students need, exactly as uv.lock pins it
+	@sh scripts/ensure-venv.sh lab
+
+setup-test:  ## the same with every tool of the test suite and the benchmarks (make test does it)
+	@sh scripts/ensure-venv.sh test
 
 # Two views of the course. jupyter/<mode>/ holds the Jupyter settings of each (which nbgrader
 # parts are on); it is put first on Jupyter's config search path for this command only, so
@@ -23,23 +26,35 @@ setup:  ## create or refresh the virtual environment (.venv) from requirements.l
 LAB_CMD = JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter/$(1)$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 	$(BIN)/jupyter lab --notebook-dir="$(CURDIR)" --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG) $(LAB_ARGS)
 
-lab: setup  ## set up, then start JupyterLab on the course (students: lectures, Validate, Assignment List)
+lab: setup  ## set up, then start JupyterLab on the course (students: lectures in my-lectures/, Validate, Assignment List)
+	@$(BIN)/python scripts/lecture_copies.py
 	$(call LAB_CMD,student)
 
 lab-instructor: setup  ## the same with nbgrader's instructor tools (Formgrader, Create Assignment)
 	$(call LAB_CMD,instructor)
 
-test: setup  ## set up, then run every test (unit, notebooks, grading)
+test: setup-test  ## set up, then run every test (unit, notebooks, grading); NB=notebooks/x.ipynb: one lecture's checks
+ifdef NB
+	$(BIN)/python -m pytest -n 0 "$(NB)" "tests/test_notebooks.py::test_committed_without_outputs[$(NB)]" \
+	    $(if $(filter notebooks/%,$(NB)),"tests/test_notebooks.py::test_lecture_notebooks_are_thin_and_seeded[$(NB)]") $(PYTEST_ARGS)
+else
 	@sh scripts/system-deps.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+endif
 
-test-fast: setup  ## tests/ and docstring examples only (no notebook runs)
-	$(BIN)/python -m pytest tests course_lib $(PYTEST_ARGS)
+test-fast: setup-test  ## every test but the slow ones (autograde, browser, JupyterLab, deployment, notebook runs)
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
 
-benchmark: setup  ## speed of course_lib against plain loops; widget response times in the browser
+test-under-load: setup-test  ## make test while two CPU-bound processes keep both cores busy (long: for releases)
+	@sh scripts/under-load.sh $(MAKE) --no-print-directory test
+
+lint: setup-test  ## ruff over the code and notebooks (rules in pyproject.toml); FIX=1 applies the safe fixes
+	$(BIN)/ruff check $(if $(FIX),--fix) .
+
+benchmark: setup-test  ## speed of course_lib against plain loops; widget response times in the browser
 	$(BIN)/python -m benchmarks
 
-lock: setup  ## re-resolve requirements.lock (uv) and environment.yml after editing pyproject.toml
+lock:  ## re-resolve uv.lock (uv) and write environment.yml, deploy/requirements.txt after editing pyproject.toml
 	@sh scripts/lock.sh
 
 clean:  ## remove the virtual environment and caches
@@ -61,8 +76,9 @@ autograde: setup  ## instructors: grade every submission in submitted/*/ASSIGNME
 feedback: setup  ## instructors: HTML feedback into feedback/ (no hidden tests shown)
 	$(GRADING) feedback $(ASSIGNMENT)
 
-grades: setup  ## instructors: grades.csv plus a per-exercise summary and the ungraded list
-	$(GRADING) grades $(ASSIGNMENT)
+FORMAT ?= csv
+grades: setup  ## instructors: grades-ASSIGNMENT.csv, summary, histogram, course grades.csv (FORMAT=canvas|moodle: LMS file)
+	$(GRADING) grades $(ASSIGNMENT) --format $(FORMAT)
 
 audit: setup  ## instructors: list code in the submissions that looks like tampering (grades unchanged)
 	$(GRADING) audit $(ASSIGNMENT)

@@ -11,8 +11,9 @@ restore deleted test cells unless told to. Here every run
 2. brings the gradebook's copy of the assignment (and its hidden tests) up to date with
    ``source/`` — so it works on a fresh clone with no gradebook,
 3. grades every folder ``submitted/<student>/<assignment>/`` with nbgrader's Autograde,
-   restoring deleted or edited grade cells and executing with
-   :class:`grading.execute.GradingExecute`,
+   configured in ``nbgrader_config.py`` (restoring deleted or edited grade cells, executing
+   with the course's engine, :class:`grading.preprocessors.CourseExecute` — the same code
+   that ``nbgrader autograde`` and the Formgrader run),
 4. records for each student whether the submission was graded and, if not, why, in
    ``autograded/grading-status.json``; a submission that could not be graded has no
    grades in the gradebook and is exported as *ungraded*, never as 0.
@@ -25,60 +26,12 @@ import warnings
 from pathlib import Path
 
 from .course import Course, CourseError
-from .judge import JudgeExecute, KernelDied
+from .engine import KernelDied, SubmissionRefused
 from .sandbox import Sandbox, SandboxError
 
-__all__ = ["release", "sync_gradebook", "autograde", "LinkedNotebook"]
+__all__ = ["release", "sync_gradebook", "autograde"]
 
 log = logging.getLogger("grading")
-
-
-class LinkedNotebook(RuntimeError):
-    """A submitted notebook is a symbolic link: it is not graded."""
-
-
-def _forget_unknown_cells():
-    from nbgrader.api import Gradebook, MissingEntry
-    from nbgrader.preprocessors import NbGraderPreprocessor
-
-    class ForgetUnknownCells(NbGraderPreprocessor):
-        """Treat a cell whose grade_id the gradebook does not know as an ordinary cell of the student's.
-
-        nbgrader stops with a KeyError on a cell that claims to be a test cell under an unknown
-        grade_id, so a student could make a submission ungradable by adding one.
-        """
-
-        def preprocess(self, nb, resources):
-            info = resources["nbgrader"]
-            with Gradebook(info["db_url"]) as gb:
-                try:
-                    known = {c.name for c in gb.find_notebook(info["notebook"], info["assignment"]).source_cells}
-                except MissingEntry:
-                    known = set()
-            for cell in nb.cells:
-                meta = cell.get("metadata", {})
-                gid = meta.get("nbgrader", {}).get("grade_id")
-                if "nbgrader" in meta and gid not in known:
-                    self.log.warning("cell %r is not in the gradebook: graded as the student's own code", gid)
-                    del meta["nbgrader"]
-            return nb, resources
-
-    return ForgetUnknownCells
-
-
-def _sanitize_preprocessors():
-    from nbgrader.preprocessors import CheckCellMetadata, ClearOutput, DeduplicateIds, OverwriteCells
-    return [ClearOutput, DeduplicateIds, _forget_unknown_cells(), OverwriteCells, CheckCellMetadata]
-
-
-def _autograde_preprocessors():
-    from nbconvert.preprocessors import ClearMetadataPreprocessor
-    from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,
-                                        LimitOutput, SaveAutoGrades)
-    return [JudgeExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-            SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
-
-
 
 
 def _quiet_database():
@@ -197,7 +150,7 @@ def _reason(exc):
         from jsonschema import ValidationError
     except ImportError:  # pragma: no cover
         ValidationError = ()
-    if isinstance(exc, (KernelDied, LinkedNotebook)):
+    if isinstance(exc, (KernelDied, SubmissionRefused)):
         return str(exc)
     if isinstance(exc, NotJSONError):
         return "the notebook file is not valid JSON (broken file): " + str(exc).splitlines()[0][:160]
@@ -212,33 +165,10 @@ def _make_converter(course, assignment, cfg, logger, failures):
     from nbgrader.coursedir import CourseDirectory
 
     class CourseAutograde(Autograde):
-        """nbgrader's Autograde that remembers why a submission failed and never follows a link.
-
-        nbgrader copies a submission's files with the instructor's rights and follows symbolic
-        links: a "notebook" or data file that links to ``source/`` would hand the reference
-        solution to the student's code. Here a linked notebook is not graded, and other links
-        are left out of the copy that the student's code sees.
-        """
-
-        def init_assignment(self, assignment_id, student_id):
-            super().init_assignment(assignment_id, student_id)
-            # nbgrader has just copied the submission's files, following links: take back every copy
-            # of a link (it may hold the instructor's files), before any student code runs
-            source = self._format_source(assignment_id, student_id)
-            dest = self._format_dest(assignment_id, student_id)
-            for folder, _, files in os.walk(source):
-                for name in files:
-                    if os.path.islink(os.path.join(folder, name)) and not name.endswith(".ipynb"):
-                        copied = os.path.join(dest, os.path.relpath(os.path.join(folder, name), source))
-                        if os.path.lexists(copied):
-                            os.remove(copied)
-                        self.log.warning("Left out the link %s (links are never followed)", os.path.join(folder, name))
+        """nbgrader's Autograde (configured by nbgrader_config.py) that remembers why a submission failed."""
 
         def convert_single_notebook(self, notebook_filename):
             try:
-                if os.path.islink(notebook_filename):
-                    raise LinkedNotebook(f"the notebook {Path(notebook_filename).name} is a symbolic link to "
-                                         f"{os.readlink(notebook_filename)!r}, not a file; it was not graded")
                 super().convert_single_notebook(notebook_filename)
             except Exception as exc:
                 student = Path(notebook_filename).parents[1].name
@@ -247,6 +177,39 @@ def _make_converter(course, assignment, cfg, logger, failures):
 
     coursedir = CourseDirectory(config=cfg)
     return CourseAutograde(coursedir=coursedir, config=cfg, log=logger)
+
+
+def _database_identity(db_url):
+    """What identifies a SQLite gradebook file (device, inode), to notice it vanishing mid-run; None otherwise."""
+    if not db_url.startswith("sqlite:///"):
+        return None
+    try:
+        st = os.stat(db_url[len("sqlite:///"):])
+    except OSError:
+        return "missing"
+    return (st.st_dev, st.st_ino)
+
+
+def _gradebook_went_away(course, assignment, status, why):
+    """Keep what was graded (autograded/ and the status file) and stop with one readable message."""
+    for info in status.values():
+        if info["status"] == "graded":
+            info["reason"] = "graded, but its grades may not be in the gradebook: autograde again"
+    course.write_status(assignment, status)
+    graded = sum(info["status"] == "graded" for info in status.values())
+    raise CourseError(f"the gradebook ({course.db_url.split('@')[-1]}) went away while {assignment} was graded ({why}). "
+                      f"Nothing was deleted: the {graded} autograded notebook(s) are in {course.autograded_dir}. "
+                      f"Bring the gradebook back and run `make autograde ASSIGNMENT={assignment}` again.")
+
+
+def _require_course_engine(cfg):
+    """Refuse to grade with a configuration that does not run the course's engine."""
+    steps = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
+             for p in cfg.get("Autograde", {}).get("autograde_preprocessors", [])]
+    if "grading.preprocessors.CourseExecute" not in steps:
+        raise CourseError("nbgrader_config.py does not register the course's grading engine "
+                          "(c.Autograde.autograde_preprocessors must hold grading.preprocessors.CourseExecute): "
+                          "student code would run unsandboxed, so nothing was graded")
 
 
 def autograde(root, assignment, *, overrides=None, echo=print):
@@ -259,7 +222,7 @@ def autograde(root, assignment, *, overrides=None, echo=print):
     assignment : str
         Name of a folder of ``source/``.
     overrides : traitlets.config.Config, optional
-        Configuration on top of ``nbgrader_config.py`` (e.g. ``GradingExecute.timeout``).
+        Configuration on top of ``nbgrader_config.py`` (e.g. ``Execute.timeout``).
     echo : callable
         Where the summary lines go.
 
@@ -273,7 +236,7 @@ def autograde(root, assignment, *, overrides=None, echo=print):
     CourseError
         Unknown assignment, or no submission of it in ``submitted/``.
     """
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Gradebook, MissingEntry
     from nbgrader.converters.base import NbGraderException
 
     course = Course(root, overrides)
@@ -297,12 +260,9 @@ def autograde(root, assignment, *, overrides=None, echo=print):
     cfg.CourseDirectory.assignment_id = assignment
     cfg.CourseDirectory.student_id = "*"
     cfg.Autograde.force = True
-    cfg.Autograde.autograde_preprocessors = _autograde_preprocessors()
-    cfg.Autograde.sanitize_preprocessors = _sanitize_preprocessors()
-    cfg.OverwriteCells.add_missing_cells = True
-    cfg.OverwriteCells.missing_cell_notification = (
-        "This cell (id:{cell_id}) was missing from the submission; it was restored for grading.\n\n")
+    _require_course_engine(cfg)
     failures = {}
+    database = _database_identity(course.db_url)
     converter = _make_converter(course, assignment, cfg, logger, failures)
     try:
         with _quiet_database():
@@ -312,28 +272,41 @@ def autograde(root, assignment, *, overrides=None, echo=print):
 
     status = {}
     notebooks = course.notebooks(assignment)
-    with warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
-        warnings.simplefilter("ignore")
-        for student in students:
-            folder = course.submitted_dir / student / assignment
-            graded_dir = course.autograded_dir / student / assignment
-            missing = [n for n in notebooks if not (folder / f"{n}.ipynb").is_file()]
-            if student in failures:
-                status[student] = {"status": "ungraded", "reason": failures[student]}
-            elif missing:
-                status[student] = {"status": "ungraded",
-                                   "reason": f"no {', '.join(m + '.ipynb' for m in missing)} in {folder}"}
-            elif not all((graded_dir / f"{n}.ipynb").is_file() for n in notebooks):
-                status[student] = {"status": "ungraded", "reason": "nbgrader did not grade it (see autograded/nbgrader.log)"}
-            else:
-                status[student] = {"status": "graded", "reason": ""}
-            if status[student]["status"] == "ungraded":
-                try:
-                    gb.remove_submission(assignment, student)
-                except Exception:
-                    pass
-                if graded_dir.exists():
-                    shutil.rmtree(graded_dir)
+    for student in students:
+        folder = course.submitted_dir / student / assignment
+        graded_dir = course.autograded_dir / student / assignment
+        missing = [n for n in notebooks if not (folder / f"{n}.ipynb").is_file()]
+        if student in failures:
+            status[student] = {"status": "ungraded", "reason": failures[student]}
+        elif missing:
+            status[student] = {"status": "ungraded",
+                               "reason": f"no {', '.join(m + '.ipynb' for m in missing)} in {folder}"}
+        elif not all((graded_dir / f"{n}.ipynb").is_file() for n in notebooks):
+            status[student] = {"status": "ungraded", "reason": "nbgrader did not grade it (see autograded/nbgrader.log)"}
+        else:
+            status[student] = {"status": "graded", "reason": ""}
+    if _database_identity(course.db_url) != database:
+        _gradebook_went_away(course, assignment, status, "the database file was removed or replaced")
+    try:
+        with warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
+            warnings.simplefilter("ignore")
+            try:
+                gb.find_assignment(assignment)
+            except MissingEntry:
+                _gradebook_went_away(course, assignment, status, "it no longer holds the assignment")
+            for student, info in status.items():
+                if info["status"] == "ungraded":
+                    try:
+                        gb.remove_submission(assignment, student)
+                    except Exception:
+                        pass
+                    graded_dir = course.autograded_dir / student / assignment
+                    if graded_dir.exists():
+                        shutil.rmtree(graded_dir)
+    except CourseError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the database server went away, its file vanished ...
+        _gradebook_went_away(course, assignment, status, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
     course.write_status(assignment, status)
 
     graded = [s for s, v in status.items() if v["status"] == "graded"]

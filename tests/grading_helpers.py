@@ -195,9 +195,4 @@ def class_grading_tests(assignment, points, cases, *, timeout):
             out = self_check(graded, student, assignment, timeout=timeout)
             assert out.returncode == code, out.stdout[-2000:]
 
-    def test_grading_run_time(graded):
-        # a guard against a hidden test that got slow, not a benchmark
-        per_submission = graded["elapsed"] / len(graded["rows"])
-        assert per_submission < 20, f"{graded['elapsed']:.0f} s for {len(graded['rows'])} submissions"
-
     return {name: f for name, f in locals().items() if name == "graded" or name.startswith("test_")}

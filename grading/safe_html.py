@@ -230,6 +230,7 @@ def configure(c):
     c.FeedbackExporter.template_name = "course_feedback"
     # nbgrader's GenerateFeedback sets HTMLExporter.extra_template_paths to bootstrap's CSS
     # folder (for the page's inlined style sheet); the feedback exporter's own setting keeps it.
-    c.FeedbackExporter.extra_template_paths = [*bases, str(Path(fg.static_path, "node_modules", "bootstrap", "dist", "css"))]
+    bootstrap_css = Path(fg.static_path, "node_modules", "bootstrap", "dist", "css")
+    c.FeedbackExporter.extra_template_paths = [*bases, str(bootstrap_css)]
     c.GenerateFeedback.exporter_class = f"{__name__}.FeedbackExporter"
     return c

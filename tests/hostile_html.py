@@ -48,8 +48,8 @@ def html_vectors():
         "object": f'<object data="data:text/html;base64,{_b64("<script>" + s("object") + "</script>")}"></object>',
         "embed": f'<embed src="data:text/html;base64,{_b64("<script>" + s("embed") + "</script>")}">',
         "meta-refresh": f'<meta http-equiv="refresh" content="0;url=javascript:{s("meta-refresh")}">',
-        "data-link": (f'<a class="click-me" href="data:text/html;base64,{_b64("<script>" + s("data-link") + "</script>")}">'
-                      "click me</a>"),
+        "data-link": ('<a class="click-me" href="data:text/html;base64,'
+                      f'{_b64("<script>" + s("data-link") + "</script>")}">click me</a>'),
         "form-action": (f'<form action="javascript:{s("form-action")}"><button class="click-me" type="submit">'
                         "click me</button></form>"),
         "details-ontoggle": f'<details open ontoggle="{s("details-ontoggle")}"><summary>more</summary>x</details>',

@@ -18,12 +18,11 @@ import time
 import urllib.error
 from pathlib import Path
 
+import labdriver as ld
 import nbformat
 import pytest
-
-import labdriver as ld
-from playwright.sync_api import expect
 from grading_helpers import ASSIGNMENT, fill, grade_id, reference_bodies
+from playwright.sync_api import expect
 
 pytest_plugins = ["labdriver"]
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -162,7 +161,7 @@ def test_students_see_validate_and_assignments_but_no_instructor_tools(student_l
     with pytest.raises(urllib.error.HTTPError) as err:
         student_lab.api("formgrader")
     assert err.value.code == 404
-    assert student_lab.api(f"assignments?course_id=ml-foundations") is not None
+    assert student_lab.api("assignments?course_id=ml-foundations") is not None
 
 
 def exercise_points(nb):
@@ -364,7 +363,8 @@ def test_feedback_of_a_hostile_submission_is_inert(hostile_lab, new_page):
         assert traces.left() == {}, address
         assert_inline_script_refused(page)
     # nbgrader's command line, and make feedback, from the course folder
-    for command in (["nbgrader", "generate_feedback", ASSIGNMENT, "--force"], ["python", "-m", "grading", "feedback", ASSIGNMENT]):
+    for command in (["nbgrader", "generate_feedback", ASSIGNMENT, "--force"],
+                    ["python", "-m", "grading", "feedback", ASSIGNMENT]):
         feedback.unlink()
         run = subprocess.run([str(ROOT / ".venv" / "bin" / command[0]), *command[1:]],
                              cwd=course, capture_output=True, text=True, timeout=300)

@@ -12,11 +12,10 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import hostile_html as hh
 import nbformat
 import pytest
-from traitlets.config import Config
 
-import hostile_html as hh
 from grading import safe_html
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -325,9 +325,15 @@ def test_the_formgrader_shows_a_hostile_submission_inert(hostile_lab, new_page):
     [sub] = [s for s in subs if s["student"] == "mallory"]
     page = new_page(hostile_lab)
     traces = Traces(page, hostile_lab)
-    page.goto(hostile_lab.url("lab"))  # the instructor logs in (the server's cookie)
+    lab = page.goto(hostile_lab.url("lab"))  # the instructor logs in (the server's cookie)
     page.wait_for_selector(".lm-MenuBar-itemLabel:has-text('Nbgrader')")
-    page.goto(hostile_lab.url(f"formgrader/submissions/{sub['id']}/").split("?")[0])
+    # JupyterLab's own pages keep their inline scripts: no script policy there
+    assert "script-src" not in (lab.headers.get("content-security-policy") or "")
+    address = hostile_lab.url(f"formgrader/submissions/{sub['id']}/").split("?")[0]
+    response = page.goto(address)
+    # the policy is sent as a header too (grading/formgrader_csp.py), the same as the page's
+    meta = page.locator("meta[http-equiv='Content-Security-Policy']").first.get_attribute("content")
+    assert response.headers.get("content-security-policy") == f"{meta}; frame-ancestors 'self'", response.headers
     # nbgrader's own scripts run: the grading form shows the autograded scores
     page.wait_for_function("() => [...document.querySelectorAll('input.score')].some(i => i.placeholder !== '')",
                            timeout=60_000, polling=200)
@@ -344,6 +350,10 @@ def test_the_formgrader_shows_a_hostile_submission_inert(hostile_lab, new_page):
     body = page.locator("body").text_content()
     assert "Legitimate work" in body and "E_{\\text{in}}(w)" in body and "42" in body
     assert page.locator("img[alt='one pixel']").evaluate("i => i.complete && i.naturalWidth") == 1
+    # an HTML page handed in beside the notebook, opened by its address in the Formgrader
+    response = page.goto(address + "helper.html")
+    assert response.status == 200 and response.headers["content-security-policy"].startswith("sandbox")
+    assert traces.left() == {}
 
 
 @pytest.mark.slow

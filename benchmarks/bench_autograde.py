@@ -4,6 +4,10 @@
   separate test process, nbgrader's bookkeeping) grading one correct submission of the
   Lecture 2 assignment, against plain ``nbgrader autograde`` grading the same submission in a
   course with nbgrader's default settings. Goal: at most 1.5x.
+* ``nbgrader autograde`` run in the course (so through the course's engine, registered in
+  ``nbgrader_config.py``: sandbox, judge, withheld functions) against the same command in a
+  course with nbgrader's default settings (its own ``Execute``), one correct submission.
+  Goal: at most 1.5x. The sandbox is checked once per run, not per submission.
 * A lecture notebook checked by ``make test NB=...`` (pytest with nbval, the maintainer's
   loop), against ``jupyter nbconvert --execute`` of the same notebook.
 * The wall time of one ``make autograde`` of 30 correct submissions (no baseline).
@@ -11,6 +15,7 @@
 Both sides are whole processes, started the same way, alternating (benchmarks/paired.py);
 each run gets a fresh course copy (prepared outside the timing), so nothing is cached.
 """
+import os
 import shutil
 import sys
 import tempfile
@@ -78,6 +83,20 @@ def main():
 
         timing = paired.alternate(course_autograde, nbgrader_autograde, runs=RUNS)
         paired.row("autograde 1 submission: make autograde vs nbgrader", timing, goal="<= 1.5x",
+                   met=timing.ratio <= 1.5)
+
+        env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
+
+        def engine_in_nbgrader():
+            course = _course(tmp, 1, plain=False)
+            paired.process([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
+                           cwd=course, env=env)()
+            took = paired.process([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT], cwd=course, env=env)()
+            _graded(course, 1)
+            return took
+
+        timing = paired.alternate(engine_in_nbgrader, nbgrader_autograde, runs=RUNS)
+        paired.row("nbgrader autograde 1 submission: course engine vs nbgrader's Execute", timing, goal="<= 1.5x",
                    met=timing.ratio <= 1.5)
 
         def nbval():

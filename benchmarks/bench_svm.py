@@ -7,7 +7,6 @@ this process, on the 1-versus-5 digit features of *Learning From Data* (1,561 ex
 RBF kernel, gamma = 1), after checking that they find the same support vectors.
 Goal: within 5x of libsvm. Offline, without the feature files, the benchmark says so.
 """
-import numpy as np
 from sklearn.svm import SVC
 
 import course_lib as cl

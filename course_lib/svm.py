@@ -88,7 +88,8 @@ def _solve_dual(Q, y, upper):
     rows = [y[None, :], -np.eye(n)] + ([np.eye(n)] if bounded else [])
     rhs = np.r_[0.0, np.zeros(n), np.full(n, upper) if bounded else []]
     x, status = _solve_qp(Q, -np.ones(n), np.vstack(rows), rhs, 1, n * (2 if bounded else 1))
-    if status in ("DualInfeasible", "AlmostDualInfeasible") or (not bounded and status not in ("Solved", "AlmostSolved")):
+    solved = status in ("Solved", "AlmostSolved")
+    if status in ("DualInfeasible", "AlmostDualInfeasible") or (not bounded and not solved):
         raise NotSeparableError(
             "the data are not separable by this kernel's separators, so the hard margin has no solution "
             f"(the solver reports {status}); pass C for the soft margin"
@@ -244,7 +245,10 @@ class SVMResult:
 
     @property
     def margin(self):
-        """The geometric margin ``1 / ||w||`` in the kernel's feature space (hard margin: distance to the nearest example)."""
+        """The geometric margin ``1 / ||w||`` in the kernel's feature space.
+
+        For the hard margin it is the distance from the boundary to the nearest example.
+        """
         ay = self.alpha * self.y_train
         K = kernel_matrix(self.X_train, kernel=self.kernel, degree=self.degree, gamma=self.gamma, coef0=self.coef0)
         return float(1.0 / np.sqrt(ay @ K @ ay))

@@ -333,7 +333,7 @@ class BinExplorer(_FigureWidget):
     def draw(self):
         """Recount and redraw for the current slider values."""
         mu, n, eps = self.mu_slider.value, self.n_slider.value, self.eps_slider.value
-        self.probability = self._hoeffding.deviation_probability(self.nu, mu, eps).p
+        self.probability = float(np.mean(self._hoeffding.deviates(self.nu, mu, eps)))
         self.bound = self._hoeffding.hoeffding_bound(eps, n)
         self._clear()
         plotting.plot_nu_histogram(self.nu, mu, n, eps, ax=self.ax)
@@ -757,7 +757,7 @@ class DescentExplorer(_LiveFigure):
         self.X, self.y = X, y
         rng = np.random.default_rng(rng)
         self.orders = np.array([rng.permutation(len(y)) for _ in range(max_epochs)])
-        self.eta_slider = _slider(widgets.FloatLogSlider, value=eta, base=10, min=-2, max=1.3, step=0.1,
+        self.eta_slider = _slider(widgets.FloatLogSlider, value=eta, base=10, min=-2, max=2, step=0.1,
                                   description="η", readout_format=".3g")
         self.epoch_slider = _slider(widgets.IntSlider, value=epochs, min=1, max=max_epochs, description="epochs")
         left, right = self.axes

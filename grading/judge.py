@@ -127,6 +127,8 @@ def run_test_cell(session, source, *, setup_namespace, timeout):
         error = {"ename": "StudentCodeError", "evalue": str(exc)}
     except Exception as exc:  # noqa: BLE001 - a failed test is any exception
         error = {"ename": type(exc).__name__, "evalue": str(exc)}
+    if error is None:
+        session.end_test_cell()
     if error is None and session.stopped is not None:   # the test caught it: the cell fails all the same
         error = {"ename": session.stopped.ename, "evalue": str(session.stopped)}
     if error is not None:

@@ -236,6 +236,8 @@ def main():
                             answer["error"] = {"ename": "TypeError",
                                                "evalue": f"{req['name']} returned {str(exc)[:300]}",
                                                "traceback": ""}
+            elif op == "ping":
+                answer["error"] = None
             else:
                 answer["error"] = {"ename": "ProtocolError", "evalue": f"unknown op {op!r}", "traceback": ""}
         except BaseException as exc:  # noqa: BLE001 - never leave a request unanswered

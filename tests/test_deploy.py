@@ -544,6 +544,10 @@ def test_servers_start_while_the_course_grows(d, check):
         r, _ = person.login(d["passwords"][user])
         check(f"{user}, added to the running hub, logs in (no restart)", r.status_code == 302, r.status_code)
         people[user] = person
+    for what, password in (("her own password", d["passwords"][HOSTILE]), ("an empty password", ""),
+                           ("the TA's name as password", TA)):
+        r = requests_login(base, TA, password)
+        attempt(d, check, f"log in as the TA {TA} with {what}", r.status_code != 302, r.status_code)
     import grp
     check(f"the TA is in {GRADERS}", TA in grp.getgrnam(GRADERS).gr_mem)
     check("the added student's home is 0700",
@@ -761,8 +765,10 @@ def test_a_ta_grades_without_the_instructors_password(d, check, request):
         check(f"the instructor runs {' '.join(cmd[:3])}", p.returncode == 0, (p.stdout + p.stderr)[-800:])
     d["times"]["feedback, release, grades"] = time.monotonic() - t
     check("no SQLite gradebook was made: the grades are in PostgreSQL", not (course / "gradebook.db").exists())
-    with open(course / "grades.csv") as f:
+    with open(course / f"grades-{ASSIGNMENT}.csv") as f:
         rows = {r["student_id"]: r for r in csv.DictReader(f)}
+    check("her grade is dated by the server, not by her forged timestamp",
+          not rows.get(HOSTILE, {}).get("timestamp", "2099").startswith("2099"), rows.get(HOSTILE))
     got_scores = {s: rows.get(s, {}).get("score") for s in STUDENTS}
     print(f"  grades from PostgreSQL: {got_scores} (expected {EXPECTED})")
     request.node.user_properties.append(

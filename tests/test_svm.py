@@ -52,7 +52,8 @@ def test_soft_margin_matches_libsvm_and_the_primal(seed, n, d, C):
     res = fit_svm(X, y, C=C)
     svc, ay = libsvm(X, y, kernel="linear", C=C)
     # alpha itself need not be unique (X X^T has rank d < N), but w and the optimum are
-    assert res.alpha.sum() - 0.5 * res.w @ res.w == pytest.approx(ay @ y - 0.5 * (ay @ X) @ (ay @ X), abs=1e-6)
+    libsvm_objective = ay @ y - 0.5 * (ay @ X) @ (ay @ X)
+    assert res.alpha.sum() - 0.5 * res.w @ res.w == pytest.approx(libsvm_objective, abs=1e-6)
     np.testing.assert_allclose(res.w, svc.coef_[0], atol=1e-4 * max(1.0, np.abs(res.w).max()))
     assert np.all((res.alpha >= 0) & (res.alpha <= C))
     assert kkt_violation(res) < 1e-4

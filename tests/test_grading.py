@@ -122,7 +122,7 @@ CASES = {
     "pla_without_bias": (answers(pla_solution=PLA_WITHOUT_BIAS), lost("pla"), ("pla",)),
     "pocket_returns_last": (answers(pocket_solution=POCKET_RETURNS_LAST), lost("pocket"), ("pocket",)),
     "radius_without_x0": (answers(radius_solution=RADIUS_WITHOUT_X0), lost("radius"), ("radius",)),
-    "funtime_off_by_one": (answers(funtime3_answer="answer_3 = 3"), lost("funtime3"), ("funtime3",)),
+    "funtime_off_by_one": (answers(funtime3_answer="answer_3 = 4"), lost("funtime3"), ("funtime3",)),
     "predict_hard_coded": (answers(predict_solution=PREDICT_HARD_CODED), lost("predict"), ("predict",)),
     "endless_loop": (answers(pla_solution=PLA_ENDLESS), lost("pla"), ("pla",)),
     "endless_loop_swallows_interrupt": (answers(pla_solution=PLA_ENDLESS_SWALLOWS_INTERRUPT), lost("pla"), ("pla",)),

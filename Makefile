@@ -9,13 +9,16 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 LAB_PORT  ?= 8888
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lab lab-instructor test test-fast benchmark lock clean
+.PHONY: help setup setup-test lab lab-instructor test test-fast benchmark lock clean
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
 
-setup:  ## create or refresh the virtual environment (.venv) from requirements.lock
-	@sh scripts/ensure-venv.sh
+setup:  ## create or refresh the virtual environment (.venv): what students need, exactly as uv.lock pins it
+	@sh scripts/ensure-venv.sh lab
+
+setup-test:  ## the same with every tool of the test suite and the benchmarks (make test does it)
+	@sh scripts/ensure-venv.sh test
 
 # Two views of the course. jupyter/<mode>/ holds the Jupyter settings of each (which nbgrader
 # parts are on); it is put first on Jupyter's config search path for this command only, so
@@ -29,17 +32,17 @@ lab: setup  ## set up, then start JupyterLab on the course (students: lectures, 
 lab-instructor: setup  ## the same with nbgrader's instructor tools (Formgrader, Create Assignment)
 	$(call LAB_CMD,instructor)
 
-test: setup  ## set up, then run every test (unit, notebooks, grading)
+test: setup-test  ## set up, then run every test (unit, notebooks, grading)
 	@sh scripts/system-deps.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-test-fast: setup  ## tests/ and docstring examples only (no notebook runs)
+test-fast: setup-test  ## tests/ and docstring examples only (no notebook runs)
 	$(BIN)/python -m pytest tests course_lib $(PYTEST_ARGS)
 
-benchmark: setup  ## speed of course_lib against plain loops; widget response times in the browser
+benchmark: setup-test  ## speed of course_lib against plain loops; widget response times in the browser
 	$(BIN)/python -m benchmarks
 
-lock: setup  ## re-resolve requirements.lock (uv) and environment.yml after editing pyproject.toml
+lock:  ## re-resolve uv.lock (uv) and write environment.yml, deploy/requirements.txt after editing pyproject.toml
 	@sh scripts/lock.sh
 
 clean:  ## remove the virtual environment and caches
@@ -61,8 +64,9 @@ autograde: setup  ## instructors: grade every submission in submitted/*/ASSIGNME
 feedback: setup  ## instructors: HTML feedback into feedback/ (no hidden tests shown)
 	$(GRADING) feedback $(ASSIGNMENT)
 
-grades: setup  ## instructors: grades.csv plus a per-exercise summary and the ungraded list
-	$(GRADING) grades $(ASSIGNMENT)
+FORMAT ?= csv
+grades: setup  ## instructors: grades-ASSIGNMENT.csv, summary, histogram, course grades.csv (FORMAT=canvas|moodle: LMS file)
+	$(GRADING) grades $(ASSIGNMENT) --format $(FORMAT)
 
 regrade-check: setup  ## instructors: STUDENT=... [CELL=grade_id]: run a student's tests again, same seeds as graded
 	@test -n "$(STUDENT)" || { echo "usage: make regrade-check ASSIGNMENT=... STUDENT=... [CELL=grade_id]" >&2; exit 2; }

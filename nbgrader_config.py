@@ -21,3 +21,17 @@ c.Execute.timeout = 10
 # on stderr (a harmless warning, say) as a failed test. Its kernel sends stderr to the
 # ordinary output instead, as `make autograde` and `make check` do.
 c.Execute.extra_arguments = ["--IPKernelApp.exec_lines=import sys; sys.stderr = sys.stdout"]
+
+# --- Late submissions and grade export (see "For instructors" in README.md) ----------
+# nbgrader compares each submission's timestamp (written by `nbgrader collect`) with the
+# assignment's due date (set in the Formgrader's Manage Assignments page, or with
+# `nbgrader db assignment add ASSIGNMENT --duedate="2026-12-01 23:59 UTC"`). nbgrader's own
+# default is no penalty; this course takes 10 % of the earned score per started day late
+# (all of it after ten days). Set percent_per_day = 0 for none.
+c.AssignLatePenalties.plugin_class = "grading.late.LatePenalty"
+c.LatePenalty.percent_per_day = 10.0
+c.LatePenalty.grace_minutes = 0.0
+# `nbgrader export` writes one row per student and assignment with a status column
+# (graded, ungraded, not submitted, ...); a submission without a grade has an empty score,
+# never 0, and the score is after the late penalty (late_seconds and penalty columns).
+c.ExportApp.plugin_class = "grading.exporters.CourseExport"

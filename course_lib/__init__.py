@@ -8,7 +8,10 @@ Importing course_lib changes no global state: no matplotlib style, no random see
 """
 import importlib
 
-from . import data, digits, hoeffding, perceptron, regression, theory
+from . import data, digits, hoeffding, kernels, neighbors, perceptron, regression, svm, theory
+from .kernels import kernel_matrix, kernel_perceptron, linear_kernel, polynomial_kernel, quadratic_features, rbf_kernel
+from .neighbors import fit_standardizer, knn_predict, pairwise_distances
+from .svm import fit_svm, fit_svm_primal, kkt_violation
 from .regression import (
     circle_target,
     cross_entropy_error,
@@ -26,8 +29,20 @@ from .regression import (
     squared_error,
     theta,
 )
-from .digits import intensity, load_features, load_sklearn_digits, load_usps, one_vs_all, one_vs_one, symmetry
+from .digits import (
+    intensity,
+    load_digit_features,
+    load_digit_images,
+    load_features,
+    load_sklearn_digits,
+    load_usps,
+    one_vs_all,
+    one_vs_one,
+    symmetry,
+)
 from .data import (
+    DataUnavailableError,
+    load_homework,
     load_labeled_points,
     make_noisy,
     make_random_line_data,
@@ -70,16 +85,22 @@ def __dir__():
 
 __all__ = [
     "data", "hoeffding", "perceptron", "plotting", "theory", "widgets",
-    "load_labeled_points", "make_noisy", "make_random_line_data", "make_separable",
+    "load_labeled_points", "load_homework", "DataUnavailableError", "make_noisy", "make_random_line_data", "make_separable",
     "random_line_target",
     "add_bias", "error_rate", "pla", "pocket", "pocket_runs", "perceptron_with_bias",
     "perceptron_dual", "predict",
     "bias_form_bound", "check_novikoff", "margin", "novikoff_bound", "radius",
     "digits", "intensity", "symmetry", "load_sklearn_digits", "load_usps", "load_features", "one_vs_one", "one_vs_all",
+    "load_digit_images", "load_digit_features",
 ]
 __all__ += [
     "regression", "linear_regression", "pseudo_inverse", "hat_matrix", "squared_error", "linear_classifier",
     "poly_transform", "circle_target", "make_circle_data", "theta", "predict_probability",
     "cross_entropy_error", "cross_entropy_gradient", "logistic_regression", "logistic_sgd_epoch",
     "logistic_sgd_runs",
+]
+__all__ += [
+    "kernels", "linear_kernel", "polynomial_kernel", "rbf_kernel", "kernel_matrix", "quadratic_features",
+    "kernel_perceptron", "svm", "fit_svm", "fit_svm_primal", "kkt_violation",
+    "neighbors", "knn_predict", "pairwise_distances", "fit_standardizer",
 ]

@@ -5,16 +5,23 @@ Every function that draws random numbers takes ``rng`` (None, a seed, or a
 Returned X never contain the constant coordinate; use
 :func:`course_lib.perceptron.add_bias` before giving them to PLA or pocket.
 """
+import hashlib
 import os
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import check_int, check_real
+from ._validation import check_choice, check_int, check_real
 
 __all__ = [
     "make_separable", "make_noisy", "random_line_target", "make_random_line_data",
-    "load_labeled_points", "data_dir", "DATA_DIR_ENV",
+    "load_labeled_points", "load_homework", "data_dir", "DATA_DIR_ENV",
+    "fetch_file", "cache_dir", "DataFile", "DATA_FILES", "DataUnavailableError", "DATA_URL_ENV", "CACHE_SUBDIR",
 ]
 
 DATA_DIR_ENV = "COURSE_DATA_DIR"
@@ -186,6 +193,9 @@ def data_dir():
     return path
 
 
+_env_data_dir = data_dir      # fetch_file's argument of the same name hides it there
+
+
 def load_labeled_points(path):
     """Load a whitespace-separated text file of rows ``x1 ... xd label``.
 
@@ -255,3 +265,289 @@ def load_labeled_points(path):
         raise ValueError(f"{p} holds no data rows")
     data = np.array(rows)
     return data[:, :-1], data[:, -1]
+
+
+# --- The course's data files: where they are published, what they must be -----------------
+
+class DataFile(NamedTuple):
+    """What the course knows about one published data file."""
+
+    name: str
+    """The file name, e.g. ``zip.train.gz``."""
+    subdir: str
+    """Its sub-folder in a course data folder or mirror, e.g. ``esl_zip``."""
+    url: str
+    """Where it is published."""
+    sha256: str
+    """SHA-256 of the published bytes."""
+    size: int
+    """Its length in bytes."""
+    rows: int
+    """Number of data rows."""
+
+
+_NTU = "https://www.csie.ntu.edu.tw/~htlin/mooc/datasets/mlfound_math/"
+_ESL = "https://web.stanford.edu/~hastie/ElemStatLearn/datasets/"
+_LFD = "http://www.amlbook.com/data/zip/"
+
+DATA_FILES = {
+    f.name: f for f in [
+        DataFile("zip.train.gz", "esl_zip", _ESL + "zip.train.gz",
+                 "66ebf231ab51f2cf6ac1a892d0f98ccffee1079d7a5db638c1f11f366046ca16", 1829071, 7291),
+        DataFile("zip.test.gz", "esl_zip", _ESL + "zip.test.gz",
+                 "8dacc3c6e136af6c3488de9e5113a7daf140c8c2f1f0b61c54ee02f03f1a962f", 439208, 2007),
+        DataFile("features.train", "lfd_zip", _LFD + "features.train",
+                 "253bcfa33a09890f3e83535f2bf12d1c5123c35dcbe01062060bef0e38970c72", 357259, 7291),
+        DataFile("features.test", "lfd_zip", _LFD + "features.test",
+                 "32187a0d5d6c1953094fbc842f62e0c4c3da050e7e4267f012b98111a324719c", 98343, 2007),
+        DataFile("hw1_15_train.dat", "ntu_hw1", _NTU + "hw1_15_train.dat",
+                 "b02bcea4f005535acf3530243d20354dcabb3d4aa7d424561c6c652bdc60eb91", 13720, 400),
+        DataFile("hw1_18_train.dat", "ntu_hw1", _NTU + "hw1_18_train.dat",
+                 "736c41eaad8b7acc1a0a725462c0d512a21fd838381ad679c491b56c64a6e7d7", 17284, 500),
+        DataFile("hw1_18_test.dat", "ntu_hw1", _NTU + "hw1_18_test.dat",
+                 "1bfae98aff3788b4512fa218f8d40880a5df680ac729595dfc994b741b74f869", 17376, 500),
+    ]
+}
+"""The known files, by name: sub-folder, original address, SHA-256, size and rows."""
+
+DATA_URL_ENV = "COURSE_DATA_URL"
+"""Name of the environment variable that names a mirror: a base URL with the same
+relative paths as a course data folder (``esl_zip/zip.train.gz``, ``lfd_zip/...``,
+``ntu_hw1/...``). When set, downloads come from there instead of the original sites."""
+
+CACHE_SUBDIR = "ml-foundations"
+"""Name of the course's folder inside the user's cache folder."""
+
+DOWNLOAD_TIMEOUT = 10.0
+"""Seconds a download waits for the server (to connect, and for each piece of data)."""
+
+_unreachable = {}   # host -> why it failed: after one failed connection, no other file waits for it
+
+
+class DataUnavailableError(FileNotFoundError, ConnectionError):
+    """A data file is in no local folder and could not be downloaded (offline, or the server failed).
+
+    It is a ``FileNotFoundError`` (the file is not there) and a ``ConnectionError``
+    (the download failed), so either ``except`` clause catches it.
+    """
+
+
+def cache_dir():
+    """Where downloaded files are kept: ``$XDG_CACHE_HOME/ml-foundations``, else ``~/.cache/ml-foundations``.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (it is created only when something is downloaded).
+
+    Examples
+    --------
+    >>> cache_dir().name
+    'ml-foundations'
+    """
+    base = os.environ.get("XDG_CACHE_HOME")
+    root = Path(base).expanduser() if base else Path.home() / ".cache"
+    return root / CACHE_SUBDIR
+
+
+def _source_url(info, base_url):
+    """The address to download ``info`` from: the mirror's ``<base>/<subdir>/<name>``, else the original."""
+    if base_url is None:
+        base_url = os.environ.get(DATA_URL_ENV) or None
+    if base_url is None:
+        return info.url
+    if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://", "file:")):
+        raise ValueError(f"base_url (or {DATA_URL_ENV}) must be an http://, https:// or file: URL; got {base_url!r}")
+    return f"{base_url.rstrip('/')}/{info.subdir}/{info.name}"
+
+
+def _verify(path, info):
+    """Raise a ValueError unless the file at ``path`` has the published size and SHA-256."""
+    data = Path(path).read_bytes()
+    if len(data) < info.size:
+        raise ValueError(
+            f"{path} is truncated: {len(data):,} bytes where the published {info.name} has {info.size:,}. "
+            f"Replace it with a complete copy (from {info.url})."
+        )
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != info.sha256:
+        raise ValueError(
+            f"{path} has the wrong SHA-256 checksum {digest} (the published {info.name} has {info.sha256}"
+            f"{'' if len(data) == info.size else f' and {info.size:,} bytes, not {len(data):,}'}): it is corrupted "
+            f"or a modified copy. Replace it with the original (from {info.url}), or pass verify=False to read it "
+            "anyway (its rows are still checked)."
+        )
+
+
+def _download(info, target, base_url=None, progress=True):
+    """Fetch ``info`` into ``target`` (atomically) with a progress bar, verifying it before it is stored."""
+    url = _source_url(info, base_url)
+    host = urllib.parse.urlsplit(url).netloc
+    if host in _unreachable:
+        raise DataUnavailableError(f"{info.name}: could not download it from {url} ({host} did not answer "
+                                   f"earlier: {_unreachable[host]})")
+    digest, data = hashlib.sha256(), bytearray()
+    try:
+        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
+            from tqdm.auto import tqdm
+
+            with tqdm(total=info.size, unit="B", unit_scale=True, desc=f"downloading {info.name}",
+                      disable=not progress, leave=False) as bar:
+                while True:
+                    chunk = response.read(1 << 16)
+                    if not chunk:
+                        break
+                    data += chunk
+                    digest.update(chunk)
+                    bar.update(len(chunk))
+                    if len(data) > info.size:
+                        break
+    except urllib.error.HTTPError as exc:
+        raise DataUnavailableError(f"{info.name}: could not download it from {url} (HTTP {exc.code} {exc.reason})") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        if not isinstance(exc, urllib.error.HTTPError):
+            _unreachable[host] = reason
+        raise DataUnavailableError(f"{info.name}: could not download it from {url} ({reason})") from None
+    if len(data) != info.size or digest.hexdigest() != info.sha256:
+        raise ValueError(
+            f"the download of {info.name} from {url} has {len(data):,}{'+' if len(data) > info.size else ''} bytes "
+            f"and SHA-256 {digest.hexdigest()}, but the published file has {info.size:,} bytes and SHA-256 "
+            f"{info.sha256}; it was refused and not stored"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{info.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def fetch_file(name, *, path=None, data_dir=None, download=True, verify=True, base_url=None, progress=True):
+    """Find one of the course's data files, downloading it on first use, and check it.
+
+    A file is looked for, in this order: the ``path`` you pass; the ``data_dir`` you
+    pass; the folder named by ``COURSE_DATA_DIR``; the download cache (see
+    :func:`cache_dir`). In a folder the file may sit in its sub-folder (``esl_zip/``,
+    ``lfd_zip/``, ``ntu_hw1/``) or directly inside. When it is nowhere, it is
+    downloaded into the cache from the mirror named by ``COURSE_DATA_URL`` (or
+    ``base_url``), else from its original site, and stored only if its size and
+    SHA-256 match the published ones.
+
+    Parameters
+    ----------
+    name : str
+        One of the keys of :data:`DATA_FILES`, e.g. ``"zip.train.gz"`` or ``"hw1_18_train.dat"``.
+    path : str or path-like, optional
+        The file itself; when given, nothing else is searched or downloaded.
+    data_dir : str or path-like, optional
+        A folder holding the file; searched before ``COURSE_DATA_DIR`` and the cache.
+    download : bool, default=True
+        Download a file that is in no folder. With False a missing file is an error.
+    verify : bool, default=True
+        Check a local file's size and SHA-256 against the published ones (a download
+        is always checked).
+    base_url : str, optional
+        A mirror to download from, ``<base_url>/<subdir>/<name>``; default: the
+        ``COURSE_DATA_URL`` environment variable, else the original site.
+    progress : bool, default=True
+        Show a progress bar while downloading.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    DataUnavailableError
+        When the file is in no folder and was not downloaded (``download=False``, no
+        network, or the server failed); the message is one line saying why.
+    ValueError
+        When a file is truncated or its checksum is wrong (a download with the wrong
+        checksum is refused and nothing is stored).
+
+    Examples
+    --------
+    >>> sorted(DATA_FILES)[:3]
+    ['features.test', 'features.train', 'hw1_15_train.dat']
+    >>> fetch_file("features.train", path="no/such/features.train")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: path='no/such/features.train': there is no such file (expected features.train)
+    """
+    check_choice(name, "name", tuple(DATA_FILES))
+    info = DATA_FILES[name]
+    for flag, value in (("download", download), ("verify", verify), ("progress", progress)):
+        if not isinstance(value, bool):
+            raise ValueError(f"{flag} must be True or False; got {value!r}")
+    if path is not None:
+        found = Path(path).expanduser()
+        if not found.is_file():
+            raise FileNotFoundError(f"path={str(path)!r}: there is no such file (expected {name})")
+    else:
+        folders = []
+        if data_dir is not None:
+            if not Path(data_dir).expanduser().is_dir():
+                raise ValueError(f"data_dir={str(data_dir)!r} is not a directory")
+            folders.append(Path(data_dir).expanduser())
+        env = _env_data_dir()
+        if env is not None:
+            folders.append(env)
+        folders.append(cache_dir())
+        tried = [c for f in folders for c in (f / info.subdir / name, f / name)]
+        found = next((c for c in tried if c.is_file()), None)
+        if found is None:
+            if not download:
+                raise DataUnavailableError(
+                    f"{name} was not found (looked for {', '.join(map(str, tried))}) and download=False. Put it "
+                    f"in a folder as <folder>/{info.subdir}/{name} and set {DATA_DIR_ENV} to that folder, or "
+                    f"pass download=True to fetch it from {info.url} into {cache_dir()}."
+                )
+            return _download(info, cache_dir() / name, base_url, progress)
+    if verify:
+        _verify(found, info)
+    return found
+
+
+def load_homework(name, *, path=None, data_dir=None, download=True, verify=True, base_url=None):
+    """One of the course homework files (``hw1_15_train.dat``, ``hw1_18_train.dat``, ``hw1_18_test.dat``).
+
+    The file is found or downloaded as by :func:`fetch_file` (checked against its
+    published SHA-256), then read by :func:`load_labeled_points`.
+
+    Parameters
+    ----------
+    name : {"hw1_15_train.dat", "hw1_18_train.dat", "hw1_18_test.dat"}
+    path, data_dir, download, verify, base_url
+        As in :func:`fetch_file`.
+
+    Returns
+    -------
+    X : ndarray of shape (N, 4)
+        The raw features (no constant column; see :func:`course_lib.perceptron.add_bias`).
+    y : ndarray of shape (N,)
+        Labels +1 or -1.
+
+    Raises
+    ------
+    DataUnavailableError, ValueError
+        As in :func:`fetch_file`; ValueError also when the file does not hold the
+        published number of rows.
+
+    Examples
+    --------
+    >>> X, y = load_homework("hw1_15_train.dat")      # doctest: +SKIP
+    >>> X.shape, int((y == 1).sum())                  # doctest: +SKIP
+    ((400, 4), 284)
+    """
+    homework = tuple(n for n, f in DATA_FILES.items() if f.subdir == "ntu_hw1")
+    check_choice(name, "name", homework)
+    found = fetch_file(name, path=path, data_dir=data_dir, download=download, verify=verify, base_url=base_url)
+    X, y = load_labeled_points(found)
+    if len(y) != DATA_FILES[name].rows:
+        raise ValueError(f"{found} holds {len(y)} rows but the published {name} has {DATA_FILES[name].rows}")
+    return X, y

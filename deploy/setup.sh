@@ -91,15 +91,15 @@ install_debian() {
 
 install_venv() {
     local want
-    want=$(cat "$REPO/requirements.lock" "$REPO/pyproject.toml" "$REPO"/course_lib/*.py "$REPO"/grading/*.py \
+    want=$(cat "$HERE/requirements.txt" "$REPO/pyproject.toml" "$REPO"/course_lib/*.py "$REPO"/grading/*.py \
            "$HERE/course_exchange.py" | sha256sum | cut -d' ' -f1)
     if [ -f "$VENV/.deploy-stamp" ] && [ "$(cat "$VENV/.deploy-stamp")" = "$want" ]; then
         return
     fi
-    say "Python environment in $VENV (from $SYSTEM_PYTHON and requirements.lock)"
+    say "Python environment in $VENV (from $SYSTEM_PYTHON and deploy/requirements.txt)"
     [ -x "$VENV/bin/python" ] || "$SYSTEM_PYTHON" -m venv "$VENV"
     "$VENV/bin/python" -m pip install -qq --upgrade "pip>=24"
-    "$VENV/bin/python" -m pip install -qq -r "$REPO/requirements.lock"
+    "$VENV/bin/python" -m pip install -qq -r "$HERE/requirements.txt"
     # course_lib and grading as a regular (not editable) install: the repository may be unreadable to students.
     local build
     build=$(mktemp -d)

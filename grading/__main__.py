@@ -6,7 +6,9 @@ Commands (run from the course directory, or pass ``--course``):
                                   without an assignment, every assignment in source/
   autograde ASSIGNMENT            grade every submission in submitted/
   feedback  ASSIGNMENT            HTML feedback into feedback/ (hidden tests removed)
-  grades    ASSIGNMENT [--out F]  grades CSV plus a per-exercise summary
+  grades    ASSIGNMENT [--out F] [--format csv|canvas|moodle]
+                                  grades-ASSIGNMENT.csv, its summary and histogram, the
+                                  course's grades.csv (and a file Canvas or Moodle imports)
   audit     ASSIGNMENT            list code in the submissions that looks like tampering
   check     NOTEBOOK...           run a notebook's visible tests; exit 1 if one fails
   regrade-check ASSIGNMENT STUDENT [CELL]
@@ -30,7 +32,9 @@ def main(argv=None):
         p = sub.add_parser(name)
         p.add_argument("assignment")
         if name == "grades":
-            p.add_argument("--out", default="grades.csv", help="CSV file to write (default: grades.csv)")
+            p.add_argument("--out", default=None, help="the assignment's CSV (default: grades-ASSIGNMENT.csv)")
+            p.add_argument("--format", default="csv", choices=("csv", "canvas", "moodle"),
+                           help="also write the course's grades as Canvas or Moodle import them")
         if name == "autograde":
             p.add_argument("--timeout", type=int, default=None, help="seconds per cell (default: nbgrader_config.py)")
     p = sub.add_parser("check")
@@ -65,7 +69,7 @@ def main(argv=None):
             feedback(args.course, args.assignment)
         elif args.command == "grades":
             from .report import grades
-            grades(args.course, args.assignment, out=args.out)
+            grades(args.course, args.assignment, out=args.out, form=args.format)
         elif args.command == "audit":
             from .audit import audit
             audit(args.course, args.assignment)

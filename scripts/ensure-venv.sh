@@ -1,16 +1,26 @@
 #!/bin/sh
-# Create or refresh the course's virtual environment from the lock file.
+# Create or refresh the course's virtual environment, exactly as uv.lock pins it.
 #
-# The environment is rebuilt only when it is missing or stale: a stamp file inside
-# it records a hash of requirements.lock, pyproject.toml and the Python version it
-# was built for, so a second run with nothing changed returns in well under a second.
+#   sh scripts/ensure-venv.sh            what students need (make lab): the "lab" extra
+#   sh scripts/ensure-venv.sh test       also every tool of the test suite (make test): every
+#                                        extra except "deploy" (deploy/setup.sh installs that one)
+#
+# uv synchronises the environment exactly: a package that left the lock is removed, one that
+# was installed by hand and is not locked is removed too. The environment is refreshed only when
+# it is missing or stale: a stamp file inside it records a hash of uv.lock, pyproject.toml and the
+# Python version, and which set was installed, so a second run with nothing changed returns at once.
+# An environment set up for the tests also serves `make lab` (it has every student package).
 set -eu
 
 PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
-LOCK=requirements.lock
+WANT_SET=${1:-lab}
 STAMP="$VENV/.course-stamp"
 
+case "$WANT_SET" in
+    lab|test) ;;
+    *) echo "ensure-venv.sh: unknown set '$WANT_SET': expected 'lab' or 'test'" >&2; exit 2 ;;
+esac
 if ! command -v "$PYTHON" >/dev/null 2>&1; then
     echo "error: '$PYTHON' was not found. Install Python 3.10 or newer, or run 'make PYTHON=/path/to/python3 ...'." >&2
     exit 1
@@ -20,7 +30,7 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
     exit 1
 fi
 
-want=$("$PYTHON" - "$LOCK" pyproject.toml <<'PY'
+want=$("$PYTHON" - uv.lock pyproject.toml <<'PY'
 import hashlib, sys
 h = hashlib.sha256(sys.version.encode())
 for name in sys.argv[1:]:
@@ -30,7 +40,11 @@ print(h.hexdigest())
 PY
 )
 
-if [ -x "$VENV/bin/python" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
+have_hash="" have_set=""
+if [ -x "$VENV/bin/python" ] && [ -f "$STAMP" ]; then
+    read -r have_hash have_set < "$STAMP" || true
+fi
+if [ "$have_hash" = "$want" ] && { [ "$have_set" = "$WANT_SET" ] || [ "$have_set" = test ]; }; then
     exit 0
 fi
 # A copy of the course that borrows another checkout's environment (VENV=/path/to/.venv, as the
@@ -40,8 +54,13 @@ if [ -x "$VENV/bin/python" ] && [ -f "$OWNER" ] && [ "$(cat "$OWNER")" != "$(pwd
     echo ">>> $VENV belongs to $(cat "$OWNER"); using it as it is (run 'make setup' there to refresh it)." >&2
     exit 0
 fi
+# Keep the test tools of an environment that had them (a maintainer's), refreshing it to the lock.
+# (A stamp without a set is from the time the environment always had every tool.)
+if [ "$have_set" = test ] || { [ -n "$have_hash" ] && [ -z "$have_set" ]; }; then
+    WANT_SET=test
+fi
 
-echo ">>> Setting up the course environment in $VENV (first run, or the lock file changed) ..."
+echo ">>> Setting up the course environment in $VENV ($WANT_SET; first run, or uv.lock changed) ..."
 if [ -x "$VENV/bin/python" ] && ! "$VENV/bin/python" -c 'import sys; sys.exit(0)' 2>/dev/null; then
     rm -rf "$VENV"
 fi
@@ -51,13 +70,15 @@ if [ -x "$VENV/bin/python" ]; then
         rm -rf "$VENV"
     fi
 fi
-[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv --without-pip "$VENV"
 rm -f "$STAMP"
-"$VENV/bin/python" -m pip install -qq --upgrade "pip>=24"
-"$VENV/bin/python" -m pip install -qq -r "$LOCK"
-"$VENV/bin/python" -m pip install -qq --no-deps --editable .
-# Anything installed by hand that the lock does not name is reported, not removed.
-"$VENV/bin/python" -m pip check
+if [ "$WANT_SET" = test ]; then
+    extras="--all-extras --no-extra deploy"
+else
+    extras="--extra lab"
+fi
+# --frozen: install uv.lock as it is ('make lock' re-resolves it; a test checks it is current).
+UV_PROJECT_ENVIRONMENT="$VENV" sh scripts/uv.sh sync --quiet --frozen $extras --python "$VENV/bin/python"
 pwd -P > "$OWNER"
-echo "$want" > "$STAMP"
+echo "$want $WANT_SET" > "$STAMP"
 echo ">>> Environment ready."

@@ -1,10 +1,18 @@
 #!/bin/sh
-# Regenerate requirements.lock (with uv) and environment.yml from pyproject.toml.
-# Run it through 'make lock' after changing a dependency in pyproject.toml.
+# Re-resolve uv.lock (with uv) after changing a dependency in pyproject.toml, and write the
+# files generated from it:
+#   environment.yml            what students need (the "lab" extra), for conda and Binder
+#   deploy/requirements.txt    what the multi-user deployment installs (the "lab" and "deploy" extras)
+# Run it through 'make lock'. Extra arguments go to 'uv lock' (e.g. --upgrade-package numpy).
 set -eu
-VENV=${VENV:-.venv}
-UV_VERSION=0.13.8
-"$VENV/bin/python" -m pip install --quiet "uv==$UV_VERSION"
-"$VENV/bin/python" -m uv pip compile pyproject.toml --all-extras --universal \
-    --python-version 3.10 --custom-compile-command "make lock" -o requirements.lock "$@"
-"$VENV/bin/python" scripts/write_environment_yml.py
+sh scripts/uv.sh lock --quiet "$@"
+export_set() {
+    sh scripts/uv.sh export --quiet --frozen --no-hashes --no-emit-project --no-header --no-annotate "$@"
+}
+export_set --extra lab > .lab-requirements.tmp
+"${PYTHON:-python3}" scripts/write_environment_yml.py .lab-requirements.tmp
+rm -f .lab-requirements.tmp
+{
+    echo "# Generated from uv.lock by 'make lock' (the lab and deploy extras); do not edit by hand."
+    export_set --extra lab --extra deploy
+} > deploy/requirements.txt

@@ -1,28 +1,34 @@
-"""Write environment.yml (for conda and Binder users) from requirements.lock.
+"""Write environment.yml (for conda and Binder users) from the students' requirements.
 
-The lock file is the single source of truth for versions; environment.yml names
-exactly the same packages at exactly the same versions, installed by pip inside a
-conda environment. ``tests/test_environment.py`` fails when the two disagree.
+``make lock`` exports from uv.lock what students need (the "lab" extra) as requirement lines
+(``name==version[ ; marker]``) and passes that file here; environment.yml names exactly the
+same packages at exactly the same versions, installed by pip inside a conda environment.
+``tests/test_environment.py`` fails when the two disagree.
+
+Usage: python scripts/write_environment_yml.py EXPORTED_REQUIREMENTS
 """
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def locked_requirements(lock_path):
-    """Return the requirement lines (``name==version[ ; marker]``) of a lock file."""
+def locked_requirements(path):
+    """Return the requirement lines (``name==version[ ; marker]``) of a requirements file."""
     lines = []
-    for raw in Path(lock_path).read_text().splitlines():
+    for raw in Path(path).read_text().splitlines():
         line = raw.strip()
         if line and not line.startswith("#"):
             lines.append(line)
     return lines
 
 
-def main():
-    reqs = locked_requirements(ROOT / "requirements.lock")
+def main(argv):
+    if len(argv) != 1:
+        raise SystemExit("usage: write_environment_yml.py EXPORTED_REQUIREMENTS (run 'make lock')")
+    reqs = locked_requirements(argv[0])
     out = [
-        "# Generated from requirements.lock by 'make lock'; do not edit by hand.",
+        "# Generated from uv.lock (the lab extra: what students need) by 'make lock'; do not edit by hand.",
         "# conda env create -f environment.yml && conda activate ml-foundations",
         "name: ml-foundations",
         "channels:",
@@ -38,4 +44,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -3,6 +3,7 @@
 Tests marked ``data`` read the reference files from the folder named by COURSE_DATA_DIR
 (CI points it at ../shared/data) and are skipped, with the reason, where it is absent.
 """
+import contextlib
 import functools
 import gzip
 import hashlib
@@ -19,7 +20,7 @@ from hypothesis.extra import numpy as hnp
 
 import course_lib as cl
 from course_lib import digits as dg
-from course_lib.data import DATA_DIR_ENV
+from course_lib.data import DATA_DIR_ENV, DATA_URL_ENV
 
 SIZES = {"zip.train.gz": 7291, "zip.test.gz": 2007, "features.train": 7291, "features.test": 2007}
 
@@ -48,11 +49,23 @@ def reference_file(name):
     return sub if sub.is_file() else folder / name
 
 
+def closed_port_url():
+    """An http:// address on 127.0.0.1 where nothing listens (a connection is refused at once)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/"
+
+
 @pytest.fixture
 def offline(monkeypatch, tmp_path):
-    """No data folder and an empty cache of our own: nothing to be found anywhere."""
+    """No data folder, an empty cache of our own, and downloads that fail at once (no network used)."""
     monkeypatch.delenv(DATA_DIR_ENV, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv(DATA_URL_ENV, closed_port_url())
+    monkeypatch.setattr(cl.data, "_unreachable", {})
     return tmp_path
 
 
@@ -369,16 +382,64 @@ def test_load_usps_reads_both_print_formats(tmp_path, offline):
     assert np.all(images == images[0]) and images[0, 15, 15] == 0.5 and images[0, 0, 0] == -1
 
 
-def test_not_found_offline_says_where_to_put_the_file(offline):
+def test_offline_the_loaders_say_so_in_one_line_and_fail_fast(offline):
     for loader, name in [(cl.load_usps, "zip.train.gz"), (cl.load_features, "features.train")]:
-        with pytest.raises(FileNotFoundError) as err:
+        with pytest.raises(cl.DataUnavailableError) as err:
             loader("train")
         text = str(err.value)
-        assert DATA_DIR_ENV in text and name in text and dg.DATA_FILES[name].subdir in text and "download=True" in text
-    with pytest.raises(FileNotFoundError, match="features.test"):
-        cl.load_features("test", data_dir=offline)
+        assert name in text and dg.DATA_FILES[name].subdir in text and "could not download" in text
+        assert "\n" not in text
+        assert isinstance(err.value, FileNotFoundError) and isinstance(err.value, ConnectionError)
+    # download=False: says where it looked and where to put the file
+    with pytest.raises(FileNotFoundError) as err:
+        cl.load_features("test", data_dir=offline, download=False)
+    assert DATA_DIR_ENV in str(err.value) and "lfd_zip" in str(err.value) and "download=True" in str(err.value)
     with pytest.raises(FileNotFoundError, match="no such file"):
         cl.load_usps("test", path=offline / "zip.test.gz")
+    assert not (offline / "cache").exists()                     # nothing half-written
+
+
+def test_one_failed_connection_spares_the_other_files_the_wait(offline, monkeypatch):
+    calls = []
+    real_urlopen = cl.data.urllib.request.urlopen
+
+    def counting_urlopen(url, *args, **kwargs):
+        calls.append(url)
+        return real_urlopen(url, *args, **kwargs)
+
+    monkeypatch.setattr(cl.data.urllib.request, "urlopen", counting_urlopen)
+    for name in ("hw1_15_train.dat", "hw1_18_train.dat", "hw1_18_test.dat"):
+        with pytest.raises(cl.DataUnavailableError, match=name):
+            cl.load_homework(name)
+    assert len(calls) == 1
+
+
+def test_the_standins_say_so_in_one_line(offline, capsys):
+    images = cl.load_digit_images(rng=0)
+    out = capsys.readouterr().out
+    assert images.standin and out.count("\n") == 1 and "8x8" in out and "zip.train.gz" in out
+    assert images.train.images.shape[1:] == (8, 8) and len(images.train.digits) + len(images.test.digits) == 1797
+    feats = cl.load_digit_features(rng=0)
+    out = capsys.readouterr().out
+    assert feats.standin and out.count("\n") == 1 and "standardised" in out
+    # standardised with the training set's statistics
+    np.testing.assert_allclose(feats.train.X.mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(feats.train.X.std(axis=0), 1, rtol=1e-12)
+
+
+def test_the_8x8_standin_still_shows_pocket_beating_pla_at_1000_updates(offline):
+    """The lesson of the digits lecture holds on the stand-in: over random visiting orders, the
+    pocket's E_in is never worse than the stopped PLA's and clearly better on average."""
+    feats = cl.load_digit_features(rng=2027)
+    m, y = cl.one_vs_one(feats.train.digits, 1, 5)
+    X = cl.add_bias(feats.train.X[m])
+    runs = cl.pocket_runs(X, y, n_runs=20, max_updates=1000, rng=1)
+    e_pocket = np.array([cl.error_rate(w, X, y) for w in runs.w])
+    e_pla = np.array([cl.error_rate(w, X, y) for w in runs.w_last])
+    assert np.all(e_pocket <= e_pla)
+    assert e_pla.mean() - e_pocket.mean() > 0.05
+    # a constant answer errs on the smaller class; the pocket line does better than that
+    assert e_pocket.max() < min(np.mean(y > 0), np.mean(y < 0))
 
 
 def test_loaders_reject_bad_arguments(offline):
@@ -394,7 +455,7 @@ def test_loaders_reject_bad_arguments(offline):
         cl.load_features("test", download="yes")
 
 
-# --- a real download from a local HTTP server -----------------------------------------
+# --- real downloads from a local HTTP server (a mirror on 127.0.0.1) ----------------------
 
 class CountingHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
@@ -405,26 +466,34 @@ class CountingHandler(http.server.SimpleHTTPRequestHandler):
         super().do_GET()
 
 
-@pytest.fixture
-def http_folder(tmp_path):
-    """Serve a folder on 127.0.0.1 (a free port) from a thread; yield (folder, base_url, requests)."""
-    folder = tmp_path / "served"
-    folder.mkdir()
+@contextlib.contextmanager
+def serve(folder):
+    """Serve ``folder`` over HTTP on 127.0.0.1 (a free port) from a thread; yield (base_url, requests)."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(CountingHandler, directory=str(folder)))
     server.requests = []
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield folder, f"http://127.0.0.1:{server.server_address[1]}/", server.requests
+        yield f"http://127.0.0.1:{server.server_address[1]}/", server.requests
     finally:
         server.shutdown()
         server.server_close()
         thread.join()
 
 
+@pytest.fixture
+def http_folder(tmp_path):
+    """An empty folder served on 127.0.0.1; yield (folder, base_url, requests)."""
+    folder = tmp_path / "served"
+    folder.mkdir()
+    with serve(folder) as (base_url, requests):
+        yield folder, base_url, requests
+
+
 def test_download_verifies_caches_and_reuses(http_folder, offline, monkeypatch):
     """A real HTTP download of a small file whose checksum we register for the test."""
     folder, base_url, requests = http_folder
+    monkeypatch.delenv(DATA_URL_ENV)                               # from the file's own address
     text = feature_text(2007, digit=5)
     (folder / "features.test").write_text(text)
     info = dg.DATA_FILES["features.test"]
@@ -432,12 +501,12 @@ def test_download_verifies_caches_and_reuses(http_folder, offline, monkeypatch):
         sha256=hashlib.sha256(text.encode()).hexdigest(), size=len(text.encode()), url=base_url + "features.test"))
     cached = offline / "cache" / dg.CACHE_SUBDIR / "features.test"
     with pytest.raises(FileNotFoundError):
-        cl.load_features("test")                                   # never downloads unless asked
+        cl.load_features("test", download=False)                   # never downloads when told not to
     assert requests == []
-    X, digits = cl.load_features("test", download=True)            # from DATA_FILES' url
+    X, digits = cl.load_features("test")                            # by default: downloads on first use
     assert requests == ["/features.test"] and cached.read_text() == text
     assert X.shape == (2007, 2) and set(digits.tolist()) == {5}
-    X2, _ = cl.load_features("test", download=True)
+    X2, _ = cl.load_features("test")
     assert requests == ["/features.test"] and np.array_equal(X, X2)
     # a corrupted cache entry is caught when read
     cached.write_text(text.replace("5.0", "6.0", 1))
@@ -447,44 +516,78 @@ def test_download_verifies_caches_and_reuses(http_folder, offline, monkeypatch):
 
 def test_a_corrupted_download_is_rejected_and_not_cached(http_folder, offline):
     folder, base_url, requests = http_folder
-    (folder / "features.test").write_bytes(Path(__file__).read_bytes())   # not the published bytes
+    (folder / "lfd_zip").mkdir()
+    (folder / "lfd_zip" / "features.test").write_bytes(Path(__file__).read_bytes())   # not the published bytes
     cached = offline / "cache" / dg.CACHE_SUBDIR / "features.test"
-    with pytest.raises(ValueError, match="SHA-256.*not stored"):
-        cl.load_features("test", download=True, base_url=base_url)
-    assert requests == ["/features.test"] and not cached.exists()
+    with pytest.raises(ValueError, match="SHA-256.*refused and not stored"):
+        cl.load_features("test", base_url=base_url)
+    assert requests == ["/lfd_zip/features.test"] and not cached.exists()
     assert not cached.parent.exists() or list(cached.parent.iterdir()) == []
-    with pytest.raises(ConnectionError, match="could not download.*COURSE_DATA_DIR"):
-        cl.load_features("train", download=True, base_url=base_url)      # 404: not served
+    with pytest.raises(cl.DataUnavailableError, match="could not download.*404"):
+        cl.load_features("train", base_url=base_url)                  # not served
+    with pytest.raises(ValueError, match="base_url"):
+        cl.load_features("train", base_url="ftp.example.org")
+
+
+def test_an_oversized_download_is_cut_off_and_refused(http_folder, offline):
+    folder, base_url, _ = http_folder
+    (folder / "ntu_hw1").mkdir()
+    (folder / "ntu_hw1" / "hw1_15_train.dat").write_bytes(b"0 0 0 0\t1\n" * 1_000_000)   # 10 MB
+    with pytest.raises(ValueError, match="refused"):
+        cl.load_homework("hw1_15_train.dat", base_url=base_url)
 
 
 @pytest.mark.data
-def test_download_of_the_real_file_from_a_local_server(http_folder, offline):
-    folder, base_url, requests = http_folder
-    real = reference_file("features.test").read_bytes()
-    (folder / "features.test").write_bytes(real)
-    cached = offline / "cache" / dg.CACHE_SUBDIR / "features.test"
-    X, digits = cl.load_features("test", download=True, base_url=base_url)
-    assert requests == ["/features.test"]
-    assert hashlib.sha256(cached.read_bytes()).hexdigest() == dg.DATA_FILES["features.test"].sha256
-    assert X.shape == (2007, 2) and np.bincount(digits).tolist() == [359, 264, 198, 166, 200, 160, 170, 147, 166, 177]
-    # the second call reads the cache: no new request, even with download=True
-    X2, _ = cl.load_features("test", download=True, base_url=base_url)
-    X3, _ = cl.load_features("test")
-    assert requests == ["/features.test"] and np.array_equal(X, X2) and np.array_equal(X, X3)
-    # a corrupted copy in the cache is caught when read, not silently used
-    cached.write_bytes(real[:-1] + b"7")
-    with pytest.raises(ValueError, match="SHA-256"):
-        cl.load_features("test")
-    # a corrupted file on the server is rejected and leaves nothing in the cache
-    cached.unlink()
-    (folder / "features.test").write_bytes(real.replace(b"e-01", b"e-02", 1))
-    with pytest.raises(ValueError, match="SHA-256"):
-        cl.load_features("test", download=True, base_url=base_url)
-    assert not cached.exists() and list(cached.parent.iterdir()) == []
-    # gzip too: the images arrive intact
-    (folder / "zip.test.gz").write_bytes(reference_file("zip.test.gz").read_bytes())
-    images, _ = cl.load_usps("test", download=True, base_url=base_url)
-    assert images.shape == (2007, 16, 16)
+def test_every_loader_through_a_mirror_of_the_reference_folder(offline, monkeypatch):
+    """``COURSE_DATA_URL`` names a mirror with the reference folder's layout: an empty cache fills
+    from it, every file checked, and then no second request is made."""
+    with serve(reference_dir()) as (base_url, requests):
+        monkeypatch.setenv(DATA_URL_ENV, base_url)
+        usps = {split: cl.load_usps(split) for split in ("train", "test")}
+        feats = {split: cl.load_features(split) for split in ("train", "test")}
+        hw = {name: cl.load_homework(name) for name in ("hw1_15_train.dat", "hw1_18_train.dat", "hw1_18_test.dat")}
+        assert sorted(requests) == sorted(f"/{f.subdir}/{f.name}" for f in dg.DATA_FILES.values())
+        cache = offline / "cache" / dg.CACHE_SUBDIR
+        for info in dg.DATA_FILES.values():
+            assert hashlib.sha256((cache / info.name).read_bytes()).hexdigest() == info.sha256
+        # the counts published with the data
+        assert usps["train"].images.shape == (7291, 16, 16) and usps["test"].images.shape == (2007, 16, 16)
+        assert np.bincount(feats["test"].digits).tolist() == [359, 264, 198, 166, 200, 160, 170, 147, 166, 177]
+        assert [int((y == 1).sum()) for _, y in hw.values()] == [284, 195, 149]
+        assert [X.shape for X, _ in hw.values()] == [(400, 4), (500, 4), (500, 4)]
+        # the images and the features agree row by row (two files, two loaders)
+        np.testing.assert_allclose(dg.features(usps["test"].images), feats["test"].X, atol=1e-6)
+        # the lectures' entry points use them, and say nothing
+        again = cl.load_digit_features(rng=0)
+        assert not again.standin and np.array_equal(again.train.X, feats["train"].X)
+        assert len(requests) == len(dg.DATA_FILES)                    # all read from the cache
+
+
+@pytest.mark.data
+def test_a_tampered_file_on_the_mirror_is_refused(tmp_path, offline):
+    mirror = tmp_path / "mirror"
+    for info in dg.DATA_FILES.values():
+        (mirror / info.subdir).mkdir(parents=True, exist_ok=True)
+        (mirror / info.subdir / info.name).write_bytes(reference_file(info.name).read_bytes())
+    hw = mirror / "ntu_hw1" / "hw1_18_test.dat"
+    hw.write_bytes(hw.read_bytes().replace(b"\t-1", b"\t1", 1))          # one label flipped, same size
+    real = (mirror / "lfd_zip" / "features.test").read_bytes()
+    (mirror / "lfd_zip" / "features.test").write_bytes(real.replace(b"e-01", b"e-02", 1))
+    cache = offline / "cache" / dg.CACHE_SUBDIR
+    with serve(mirror) as (base_url, requests):
+        with pytest.raises(ValueError, match="hw1_18_test.dat.*SHA-256.*refused"):
+            cl.load_homework("hw1_18_test.dat", base_url=base_url)
+        with pytest.raises(ValueError, match="features.test.*SHA-256.*refused"):
+            cl.load_features("test", base_url=base_url)
+        assert not cache.exists() or list(cache.iterdir()) == []
+        # the intact files still come through
+        images, _ = cl.load_usps("test", base_url=base_url)
+        assert images.shape == (2007, 16, 16)
+        # and a copy corrupted later in the cache is caught when read
+        (cache / "zip.test.gz").write_bytes(b"\0" + (cache / "zip.test.gz").read_bytes()[1:])
+        with pytest.raises(ValueError, match="SHA-256"):
+            cl.load_usps("test", base_url=base_url)
+        assert len(requests) == 3
 
 
 # --- the case-study pictures ---------------------------------------------------------------
@@ -527,3 +630,27 @@ def test_decision_lines_span_the_feature_picture():
     with pytest.raises(ValueError, match="limits"):
         cl.plotting.plot_digit_features(X, y, limits=((1, 0), (0, 1)))
     plt.close("all")
+
+
+# --- the digits lecture, fed from the mirror -------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_the_digits_lecture_runs_on_the_usps_data_from_a_mirror(offline, monkeypatch):
+    """03-2 from the top, with no data folder and an empty cache: its USPS section downloads the
+    two image files from the mirror, shows them and the experiment's figures, and raises nothing."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "03-2-digits-1-vs-5.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    with serve(reference_dir()) as (base_url, requests):
+        monkeypatch.setenv(DATA_URL_ENV, base_url)
+        NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    assert sorted(requests) == ["/esl_zip/zip.test.gz", "/esl_zip/zip.train.gz"]
+    usps_cells = [c for c in nb.cells if c.cell_type == "code" and "usps_" in c.source]
+    assert usps_cells, "the lecture has no USPS cells any more"
+    text = "".join(o.get("text", "") for c in usps_cells for o in c.outputs)
+    assert "7291" in text.replace(",", "") and "could not download" not in text
+    pictures = sum("image/png" in o.get("data", {}) for c in usps_cells for o in c.outputs)
+    assert pictures >= 3, f"the USPS section showed {pictures} pictures"

@@ -298,7 +298,8 @@ def test_failed_submissions_are_ungraded_not_zero(graded, student):
 def test_grades_csv_and_summary(graded):
     course = graded["course"]
     lines = []
-    out = grades(course, ASSIGNMENT, out="grades.csv", echo=lines.append)
+    out = grades(course, ASSIGNMENT, echo=lines.append)
+    assert out.name == f"grades-{ASSIGNMENT}.csv"
     rows = {r["student_id"]: r for r in csv.DictReader(out.open())}
     assert rows["reference"]["status"] == "graded" and rows["reference"]["score"] == str(TOTAL)
     assert rows["untouched"]["score"] == "0"

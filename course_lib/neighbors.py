@@ -1,0 +1,166 @@
+"""Instance-based learning: k nearest neighbours.
+
+k-NN keeps the training set and classifies a new point by a vote of the k training
+points closest to it. Nothing is fitted, so everything rests on the distance:
+
+* Euclidean ``||x - z||`` for real features — meaningful only when the features are on
+  comparable scales, hence :class:`Standardizer` (fitted on the training data only);
+* Hamming, the number of coordinates in which two binary (or categorical) vectors
+  differ;
+* Mahalanobis ``sqrt((x - z)^T S^-1 (x - z))`` with S the training data's covariance:
+  Euclidean distance after the features are decorrelated and rescaled.
+
+With k = 1 the classifier cuts the input space into the Voronoi cells of the training
+points, each taking its point's label.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import check_choice, check_int, check_matrix, check_vector
+
+__all__ = ["pairwise_distances", "knn_predict", "Standardizer", "fit_standardizer", "METRICS"]
+
+METRICS = ("euclidean", "hamming", "mahalanobis")
+
+
+def pairwise_distances(X, Z, *, metric="euclidean", VI=None):
+    """Distances ``D[i, j]`` between the rows of X and the rows of Z.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+    Z : array-like of shape (m, d)
+    metric : {"euclidean", "hamming", "mahalanobis"}, default="euclidean"
+        Hamming counts the coordinates that differ (not their fraction).
+    VI : array-like of shape (d, d), optional
+        The inverse covariance for ``"mahalanobis"`` (required there).
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+
+    Examples
+    --------
+    >>> pairwise_distances([[0.0, 0.0]], [[3.0, 4.0], [1.0, 0.0]]).tolist()
+    [[5.0, 1.0]]
+    >>> pairwise_distances([[0, 1, 1]], [[1, 1, 0]], metric="hamming").tolist()
+    [[2.0]]
+    """
+    X = check_matrix(X, "X")
+    Z = check_matrix(Z, "Z")
+    if X.shape[1] != Z.shape[1]:
+        raise ValueError(f"X and Z must have the same number of features; got {X.shape[1]} and {Z.shape[1]}")
+    check_choice(metric, "metric", METRICS)
+    if metric == "hamming":
+        return (X[:, None, :] != Z[None, :, :]).sum(axis=2).astype(float)
+    if metric == "mahalanobis":
+        if VI is None:
+            raise ValueError("VI (the inverse covariance matrix) is required for metric='mahalanobis'")
+        VI = check_matrix(VI, "VI")
+        d = X.shape[1]
+        if VI.shape != (d, d):
+            raise ValueError(f"VI must have shape {(d, d)}; got {VI.shape}")
+        # sqrt((x - z)^T VI (x - z)) = Euclidean distance after x -> L^T x with VI = L L^T
+        w, V = np.linalg.eigh((VI + VI.T) / 2)
+        if w.min() <= 0:
+            raise ValueError("VI must be positive definite (an inverse covariance matrix)")
+        T = V * np.sqrt(w)
+        X, Z = X @ T, Z @ T
+    sq = np.einsum("ij,ij->i", X, X)[:, None] + np.einsum("ij,ij->i", Z, Z)[None, :] - 2.0 * (X @ Z.T)
+    return np.sqrt(np.maximum(sq, 0.0))
+
+
+def knn_predict(X_train, y_train, X, *, k=1, metric="euclidean"):
+    """Classify the rows of X by a majority vote of their k nearest training points.
+
+    Parameters
+    ----------
+    X_train : array-like of shape (N, d)
+        The training inputs.
+    y_train : array-like of shape (N,)
+        Their labels (any numbers: +1/-1, or digits 0-9).
+    X : array-like of shape (n, d)
+        The points to classify.
+    k : int, default=1
+        How many neighbours vote (1 <= k <= N); an odd k avoids ties between two classes.
+    metric : {"euclidean", "hamming", "mahalanobis"}, default="euclidean"
+        The distance. Mahalanobis uses the covariance of ``X_train``.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The predicted labels. A tie in the vote goes to the tied label whose nearest
+        member is closest; among training points at equal distance, the one that
+        comes first in ``X_train`` counts as nearer.
+
+    Examples
+    --------
+    >>> X_train = [[0.0], [1.0], [2.0], [10.0]]
+    >>> knn_predict(X_train, [1, 1, -1, -1], [[0.4], [9.0]], k=1).tolist()
+    [1.0, -1.0]
+    >>> knn_predict(X_train, [1, 1, -1, -1], [[2.2]], k=3).tolist()
+    [1.0]
+    """
+    X_train = check_matrix(X_train, "X_train")
+    y_train = check_vector(y_train, "y_train", length=X_train.shape[0])
+    X = check_matrix(X, "X")
+    k = check_int(k, "k", minimum=1)
+    if k > X_train.shape[0]:
+        raise ValueError(f"k must be at most the number of training points ({X_train.shape[0]}); got {k}")
+    VI = None
+    if metric == "mahalanobis":
+        S = np.atleast_2d(np.cov(X_train, rowvar=False))
+        try:
+            VI = np.linalg.inv(S)
+        except np.linalg.LinAlgError:
+            raise ValueError("X_train's covariance is singular, so the Mahalanobis distance is undefined") from None
+    D = pairwise_distances(X, X_train, metric=metric, VI=VI)
+    nearest = np.argsort(D, axis=1, kind="stable")[:, :k]  # stable: equal distances keep training order
+    labels = y_train[nearest]  # (n, k), nearest first
+    classes, inv = np.unique(labels, return_inverse=True)
+    inv = inv.reshape(labels.shape)
+    votes = np.zeros((labels.shape[0], classes.size), dtype=int)
+    np.add.at(votes, (np.arange(labels.shape[0])[:, None], inv), 1)
+    top = votes == votes.max(axis=1, keepdims=True)
+    # the first neighbour (nearest first) whose label is among the most voted decides
+    first = np.argmax(top[np.arange(labels.shape[0])[:, None], inv], axis=1)
+    return labels[np.arange(labels.shape[0]), first]
+
+
+@dataclass
+class Standardizer:
+    """Shift and scale features to mean 0 and standard deviation 1, with statistics of the training data.
+
+    Fitted on the training set only (:func:`fit_standardizer`) and then applied, unchanged,
+    to validation and test points: using the test set's statistics would let it leak into
+    the model.
+    """
+
+    mean: np.ndarray
+    scale: np.ndarray
+
+    def transform(self, X):
+        """``(X - mean) / scale``."""
+        X = check_matrix(X, "X")
+        if X.shape[1] != self.mean.shape[0]:
+            raise ValueError(f"X must have {self.mean.shape[0]} columns, as the data the standardizer was fitted on")
+        return (X - self.mean) / self.scale
+
+
+def fit_standardizer(X_train):
+    """A :class:`Standardizer` with the mean and standard deviation of each column of ``X_train``.
+
+    A constant column keeps scale 1 (it is only shifted).
+
+    Examples
+    --------
+    >>> st = fit_standardizer([[0.0, 5.0], [2.0, 5.0]])
+    >>> st.mean.tolist(), st.scale.tolist()
+    ([1.0, 5.0], [1.0, 1.0])
+    >>> st.transform([[4.0, 6.0]]).tolist()
+    [[3.0, 1.0]]
+    """
+    X_train = check_matrix(X_train, "X_train")
+    scale = X_train.std(axis=0)
+    return Standardizer(X_train.mean(axis=0), np.where(scale > 0, scale, 1.0))

@@ -1,0 +1,359 @@
+"""Support vector machines: the widest margin, as a quadratic program.
+
+Among all lines that separate the data, the SVM takes the one whose margin (the
+distance to the nearest example) is largest. For a separator ``sign(w^T x + b)``
+scaled so that ``min_n y_n (w^T x_n + b) = 1`` the margin is ``1 / ||w||``, so the
+widest margin solves the **primal** quadratic program
+
+    minimise ``1/2 w^T w``  subject to  ``y_n (w^T x_n + b) >= 1`` for every n,
+
+and, with slack ``xi_n >= 0`` for examples allowed inside the margin (the **soft
+margin**), ``1/2 w^T w + C sum_n xi_n`` subject to ``y_n (w^T x_n + b) >= 1 - xi_n``.
+Its Lagrange **dual** depends on the examples only through inner products, so a kernel
+can replace them:
+
+    minimise ``1/2 sum_n sum_m alpha_n alpha_m y_n y_m K(x_n, x_m) - sum_n alpha_n``
+    subject to ``sum_n y_n alpha_n = 0`` and ``0 <= alpha_n <= C`` (no upper bound for
+    the hard margin).
+
+The KKT conditions tie the two: ``w = sum_n alpha_n y_n x_n``; ``alpha_n > 0`` only for
+examples on the margin or inside it (the **support vectors**); and for a support
+vector with ``alpha_n < C``, ``y_n (w^T x_n + b) = 1`` exactly, which gives b.
+
+Both programs are solved with Clarabel, an interior-point solver for convex
+quadratic (and conic) programs: it is maintained, installs from PyPI as a wheel,
+takes the problem exactly in the form above (a quadratic objective with equality
+and inequality constraints), and solves it to high accuracy, so the course's answer
+can be checked against libsvm's to many digits.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import check_choice, check_labels, check_matrix, check_real
+from .kernels import KERNELS, kernel_matrix
+from .perceptron import _sign
+
+__all__ = ["SVMResult", "fit_svm", "fit_svm_primal", "PrimalSVMResult", "kkt_violation", "NotSeparableError"]
+
+
+class NotSeparableError(ValueError):
+    """A hard-margin SVM was asked for data that no separator of its kind separates."""
+
+
+def _solve_qp(P, q, A, b, n_zero, n_nonneg):
+    """min 1/2 x^T P x + q^T x  s.t.  A x + s = b, s in {0}^n_zero x R+^n_nonneg (Clarabel)."""
+    import clarabel
+    import scipy.sparse as sp
+
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = 1e-10
+    settings.tol_feas = 1e-10
+    cones = []
+    if n_zero:
+        cones.append(clarabel.ZeroConeT(n_zero))
+    if n_nonneg:
+        cones.append(clarabel.NonnegativeConeT(n_nonneg))
+    solver = clarabel.DefaultSolver(sp.csc_matrix(sp.triu(P)), np.asarray(q, float), sp.csc_matrix(A),
+                                    np.asarray(b, float), cones, settings)
+    sol = solver.solve()
+    status = str(sol.status)
+    return np.array(sol.x), status
+
+
+def _check_C(C):
+    if C is None:
+        return None
+    return check_real(C, "C", low=0.0, low_open=True)
+
+
+def _check_data(X, y):
+    X = check_matrix(X, "X")
+    y = check_labels(y, "y", n_samples=X.shape[0])
+    if np.all(y == y[0]):
+        raise ValueError(f"y must contain both labels +1 and -1; every label is {y[0]:+.0f}")
+    return X, y
+
+
+def _b_from_kkt(Q, y, alpha, upper):
+    """b from complementary slackness (the mean over free support vectors), or the middle of its KKT interval."""
+    g = y * (Q @ alpha)  # g_n = sum_m alpha_m y_m K_mn (Q = y y^T * K)
+    free = (alpha > 0) & (alpha < upper)
+    if free.any():
+        return float(np.mean(y[free] - g[free]))
+    # every support vector at the bound: any b in [lo, hi] satisfies KKT; take the middle, as libsvm does.
+    r = y - g
+    up = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha == 0))  # these examples bound b from above
+    lo = np.max(r[~up]) if (~up).any() else -np.inf
+    hi = np.min(r[up]) if up.any() else np.inf
+    return float((lo + hi) / 2) if np.isfinite(lo + hi) else float(lo if np.isfinite(lo) else hi)
+
+
+def _kkt_gap(Q, y, alpha, b, upper):
+    f = y * (y * (Q @ alpha) + b)
+    xi = np.maximum(0.0, 1.0 - f)
+    inside = xi if not np.isfinite(upper) else (upper - alpha) * xi
+    return max(float(np.max(alpha * np.maximum(0.0, f - 1.0))), float(np.max(inside)), abs(float(alpha @ y)))
+
+
+def _polish(Q, y, alpha, upper):
+    """Refine an interior-point solution on its active set, as QP solvers' "polishing" does.
+
+    Knowing which alpha are 0, which at the bound and which free, the free ones and b solve
+    a linear system (the free support vectors lie exactly on the margin, and
+    ``sum y_n alpha_n = 0``). A free alpha that the system pushes out of its bounds is moved
+    to that bound and the system solved again. The result is accurate to round-off; it is
+    kept only when it satisfies the KKT conditions better than the solver's answer.
+    """
+    b = _b_from_kkt(Q, y, alpha, upper)
+    best, best_b, best_gap = alpha, b, _kkt_gap(Q, y, alpha, b, upper)
+    current = alpha.copy()
+    for _ in range(10):
+        free = np.flatnonzero((current > 0) & (current < upper))
+        if free.size == 0:
+            break
+        at_upper = np.flatnonzero(current >= upper) if np.isfinite(upper) else np.array([], dtype=int)
+        cap = upper if at_upper.size else 0.0
+        A = np.zeros((free.size + 1, free.size + 1))
+        A[:-1, :-1] = Q[np.ix_(free, free)]
+        A[:-1, -1] = y[free]
+        A[-1, :-1] = y[free]
+        rhs = np.r_[1.0 - Q[np.ix_(free, at_upper)].sum(axis=1) * cap, -cap * y[at_upper].sum()]
+        sol = np.linalg.lstsq(A, rhs, rcond=None)[0]
+        low, high = sol[:-1] <= 0, sol[:-1] >= upper
+        current[free] = np.clip(sol[:-1], 0.0, upper)
+        if low.any() or high.any():
+            continue  # those alphas go to their bounds; solve again on the smaller free set
+        gap = _kkt_gap(Q, y, current, float(sol[-1]), upper)
+        if gap < best_gap:
+            best, best_b, best_gap = current.copy(), float(sol[-1]), gap
+        break
+    return best, best_b
+
+@dataclass
+class SVMResult:
+    """A fitted SVM (:func:`fit_svm`).
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (N,)
+        The dual variables, one per training example (0 off the support).
+    b : float
+        The bias.
+    support : ndarray of int
+        Indices of the support vectors (``alpha > 0``), ascending.
+    w : ndarray of shape (d,) or None
+        ``sum_n alpha_n y_n x_n`` for the linear kernel; None for other kernels (w
+        then lives in the kernel's feature space).
+    C : float or None
+        The soft-margin constant; None for the hard margin.
+    """
+
+    alpha: np.ndarray
+    b: float
+    support: np.ndarray
+    w: np.ndarray = None
+    C: float = None
+    X_train: np.ndarray = field(default=None, repr=False)
+    y_train: np.ndarray = field(default=None, repr=False)
+    kernel: object = "linear"
+    degree: int = 2
+    gamma: float = 1.0
+    coef0: float = 1.0
+
+    def decision_function(self, X):
+        """``sum_n alpha_n y_n K(x_n, x) + b`` for every row x of X (only the support vectors count)."""
+        X = check_matrix(X, "X")
+        s = self.support
+        if self.w is not None:
+            if X.shape[1] != self.w.shape[0]:
+                raise ValueError(f"X must have {self.w.shape[0]} columns, as the training data; got {X.shape[1]}")
+            return X @ self.w + self.b
+        K = kernel_matrix(self.X_train[s], X, kernel=self.kernel, degree=self.degree, gamma=self.gamma,
+                          coef0=self.coef0)
+        return (self.alpha[s] * self.y_train[s]) @ K + self.b
+
+    def predict(self, X):
+        """Labels +1/-1: the sign of :meth:`decision_function`, with sign(0) = -1 as in the whole course."""
+        return _sign(self.decision_function(X))
+
+    @property
+    def margin(self):
+        """The geometric margin ``1 / ||w||`` in the kernel's feature space (hard margin: distance to the nearest example)."""
+        ay = self.alpha * self.y_train
+        K = kernel_matrix(self.X_train, kernel=self.kernel, degree=self.degree, gamma=self.gamma, coef0=self.coef0)
+        return float(1.0 / np.sqrt(ay @ K @ ay))
+
+
+def fit_svm(X, y, *, C=None, kernel="linear", degree=2, gamma=1.0, coef0=1.0, penalty="l1"):
+    """Fit a support vector machine by solving the dual quadratic program.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, d)
+        Raw features (no constant column: b is learned apart).
+    y : array-like of shape (N,)
+        Labels +1 or -1 (both must occur).
+    C : float or None, default=None
+        None for the hard margin (every example outside the margin; the data must be
+        separable in the kernel's feature space), or the price (> 0) of a unit of slack
+        for the soft margin: small C, a wide margin with many violations; large C, few.
+    kernel : {"linear", "poly", "rbf"} or callable, default="linear"
+        The kernel, with ``degree``, ``gamma``, ``coef0`` as in :func:`course_lib.kernels.kernel_matrix`.
+    penalty : {"l1", "l2"}, default="l1"
+        How slack is priced: ``C sum xi_n`` (1-norm, the usual SVM: ``0 <= alpha <= C``) or
+        ``C/2 sum xi_n^2`` (2-norm: the hard-margin dual with ``K + I/C``, no upper bound).
+
+    Returns
+    -------
+    SVMResult
+        ``alpha``, ``b``, ``support``, ``w`` (linear kernel), with ``decision_function``
+        and ``predict``.
+
+    Raises
+    ------
+    NotSeparableError
+        For the hard margin (``C=None``) when the data are not separable.
+
+    Notes
+    -----
+    b comes from complementary slackness: every support vector with ``0 < alpha_n < C``
+    lies exactly on the margin, ``y_n (sum_m alpha_m y_m K_mn + b) = 1``; b is the mean of
+    the values these give. When no such example exists (all support vectors at the bound
+    C), b is the middle of the interval the KKT conditions allow, as libsvm does.
+
+    Examples
+    --------
+    >>> res = fit_svm([[0.0, 0.0], [2.0, 0.0], [3.0, 3.0]], [-1, 1, 1])
+    >>> res.w.round(6).tolist(), round(res.b, 6), res.support.tolist()
+    ([1.0, 0.0], -1.0, [0, 1])
+    >>> res.predict([[3.0, 0.0], [-1.0, 0.0]]).tolist()
+    [1.0, -1.0]
+    """
+    X, y = _check_data(X, y)
+    C = _check_C(C)
+    check_choice(penalty, "penalty", ("l1", "l2"))
+    if not callable(kernel):
+        check_choice(kernel, "kernel", KERNELS)
+    n = X.shape[0]
+    K = kernel_matrix(X, kernel=kernel, degree=degree, gamma=gamma, coef0=coef0)
+    Q = (y[:, None] * y[None, :]) * K
+    bounded = C is not None and penalty == "l1"
+    if C is not None and penalty == "l2":
+        Q = Q + np.eye(n) / C
+    # constraints: y^T alpha = 0 (zero cone); -alpha <= 0, and alpha <= C for the 1-norm soft margin.
+    rows = [y[None, :], -np.eye(n)] + ([np.eye(n)] if bounded else [])
+    rhs = np.r_[0.0, np.zeros(n), np.full(n, C) if bounded else []]
+    x, status = _solve_qp(Q, -np.ones(n), np.vstack(rows), rhs, 1, n * (2 if bounded else 1))
+    if status in ("DualInfeasible", "AlmostDualInfeasible") or (C is None and status not in ("Solved", "AlmostSolved")):
+        raise NotSeparableError(
+            "the data are not separable by this kernel's separators, so the hard margin has no solution "
+            f"(the solver reports {status}); pass C for the soft margin"
+        )
+    if status not in ("Solved", "AlmostSolved"):
+        raise RuntimeError(f"the quadratic program was not solved: {status}")
+    upper = C if bounded else np.inf
+    alpha = np.clip(x, 0.0, upper)
+    scale = max(1.0, float(alpha.max()))
+    alpha[alpha < 1e-7 * scale] = 0.0
+    if bounded:
+        alpha[alpha > C * (1 - 1e-7)] = C
+    alpha, b = _polish(Q, y, alpha, upper)
+    support = np.flatnonzero(alpha > 0)
+    w = (alpha * y) @ X if kernel == "linear" else None
+    return SVMResult(alpha, b, support, w, C, X, y, kernel, degree, gamma, coef0)
+
+
+@dataclass
+class PrimalSVMResult:
+    """The linear SVM from the primal program (:func:`fit_svm_primal`): ``w``, ``b`` and the slacks ``xi``."""
+
+    w: np.ndarray
+    b: float
+    xi: np.ndarray
+    C: float = None
+
+    def decision_function(self, X):
+        """``X @ w + b``."""
+        return check_matrix(X, "X") @ self.w + self.b
+
+    def predict(self, X):
+        """sign(X @ w + b), with sign(0) = -1."""
+        return _sign(self.decision_function(X))
+
+
+def fit_svm_primal(X, y, *, C=None):
+    """Fit the linear SVM from its primal quadratic program (variables b, w and the slacks).
+
+    The program has ``d + 1`` variables for the hard margin and ``d + 1 + N`` for the
+    soft margin, against N for the dual: which one is cheaper depends on the shape of
+    the data. Both give the same w and b (KKT).
+
+    Parameters
+    ----------
+    X : array-like of shape (N, d)
+        Raw features.
+    y : array-like of shape (N,)
+        Labels +1 or -1.
+    C : float or None, default=None
+        None for the hard margin, else the 1-norm soft margin's price of slack (> 0).
+
+    Returns
+    -------
+    PrimalSVMResult
+        ``w``, ``b``, ``xi`` (all zeros for the hard margin).
+
+    Examples
+    --------
+    >>> res = fit_svm_primal([[0.0, 0.0], [2.0, 0.0], [3.0, 3.0]], [-1, 1, 1])
+    >>> res.w.round(6).tolist(), round(res.b, 6)
+    ([1.0, 0.0], -1.0)
+    """
+    X, y = _check_data(X, y)
+    C = _check_C(C)
+    n, d = X.shape
+    m = 1 + d + (n if C is not None else 0)  # variables: b, w, xi
+    P = np.zeros((m, m))
+    P[1:1 + d, 1:1 + d] = np.eye(d)
+    q = np.zeros(m)
+    # y_n (w^T x_n + b) + xi_n >= 1   <=>   -y_n b - y_n x_n^T w - xi_n + s = -1, s >= 0
+    A = np.hstack([-y[:, None], -y[:, None] * X] + ([-np.eye(n)] if C is not None else []))
+    rhs = -np.ones(n)
+    if C is not None:
+        q[1 + d:] = C
+        A = np.vstack([A, np.hstack([np.zeros((n, 1 + d)), -np.eye(n)])])
+        rhs = np.r_[rhs, np.zeros(n)]
+    x, status = _solve_qp(P, q, A, rhs, 0, A.shape[0])
+    if status in ("PrimalInfeasible", "AlmostPrimalInfeasible"):
+        raise NotSeparableError("the data are not linearly separable, so the hard margin has no solution; pass C")
+    if status not in ("Solved", "AlmostSolved"):
+        raise RuntimeError(f"the quadratic program was not solved: {status}")
+    xi = np.maximum(x[1 + d:], 0.0) if C is not None else np.zeros(n)
+    return PrimalSVMResult(x[1:1 + d], float(x[0]), xi, C)
+
+
+def kkt_violation(result):
+    """How far a fitted (1-norm or hard-margin) :class:`SVMResult` is from satisfying the KKT conditions.
+
+    With ``f_n = y_n (sum_m alpha_m y_m K_mn + b)`` and the slack ``xi_n = max(0, 1 - f_n)``,
+    the conditions are complementary slackness, ``alpha_n (f_n - 1 + xi_n) = 0`` (an example
+    strictly outside the margin has ``alpha_n = 0``) and ``(C - alpha_n) xi_n = 0`` (an
+    example inside the margin has ``alpha_n = C``; for the hard margin no example may be
+    inside it at all), and ``sum_n alpha_n y_n = 0``. Returns the largest amount by which
+    one of these equalities fails: 0 for an exact solution. The products, not the cases
+    ``alpha_n = 0`` / ``0 < alpha_n < C`` / ``alpha_n = C``, are measured, so a solver's
+    tiny round-off in alpha does not count as a violation.
+
+    Examples
+    --------
+    >>> res = fit_svm([[0.0, 0.0], [2.0, 0.0], [3.0, 3.0]], [-1, 1, 1])
+    >>> kkt_violation(res) < 1e-6
+    True
+    """
+    a, y, C = result.alpha, result.y_train, result.C
+    f = y * result.decision_function(result.X_train)
+    xi = np.maximum(0.0, 1.0 - f)
+    outside = a * np.maximum(0.0, f - 1.0)
+    inside = xi if C is None else (C - a) * xi
+    return float(max(outside.max(), inside.max(), abs(float(a @ y))))

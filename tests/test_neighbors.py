@@ -1,0 +1,113 @@
+"""course_lib.neighbors: k-NN against scikit-learn's KNeighborsClassifier, distances against SciPy."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial import distance
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.preprocessing import StandardScaler
+
+from course_lib.neighbors import fit_standardizer, knn_predict, pairwise_distances
+
+seeds = st.integers(0, 2**32 - 1)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=seeds, n=st.integers(1, 15), m=st.integers(1, 15), d=st.integers(1, 5))
+def test_distances_match_scipy(seed, n, m, d):
+    rng = np.random.default_rng(seed)
+    X, Z = rng.normal(size=(n, d)), rng.normal(size=(m, d))
+    np.testing.assert_allclose(pairwise_distances(X, Z), distance.cdist(X, Z), atol=1e-9)
+    B, C = rng.integers(0, 2, size=(n, d)), rng.integers(0, 2, size=(m, d))
+    np.testing.assert_allclose(pairwise_distances(B, C, metric="hamming"), d * distance.cdist(B, C, "hamming"))
+    A = rng.normal(size=(d, d))
+    VI = A @ A.T + d * np.eye(d)
+    np.testing.assert_allclose(pairwise_distances(X, Z, metric="mahalanobis", VI=VI),
+                               distance.cdist(X, Z, "mahalanobis", VI=VI), atol=1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=seeds, n=st.integers(3, 60), d=st.integers(1, 4), k=st.sampled_from([1, 3, 5, 7]),
+       classes=st.sampled_from([2, 3, 10]))
+def test_knn_matches_scikit_learn_where_the_vote_is_not_tied(seed, n, d, k, classes):
+    rng = np.random.default_rng(seed)
+    X, Xq = rng.normal(size=(n, d)), rng.normal(size=(40, d))
+    y = rng.integers(0, classes, size=n).astype(float)
+    k = min(k, n)
+    ours = knn_predict(X, y, Xq, k=k)
+    ref = KNeighborsClassifier(n_neighbors=k, algorithm="brute").fit(X, y)
+    votes = np.stack([(y[ref.kneighbors(Xq, return_distance=False)] == c).sum(axis=1) for c in np.unique(y)], axis=1)
+    untied = (np.sort(votes, axis=1)[:, -1] > (np.sort(votes, axis=1)[:, -2] if votes.shape[1] > 1 else -1))
+    np.testing.assert_array_equal(ours[untied], ref.predict(Xq)[untied])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=seeds, n=st.integers(3, 40), d=st.integers(2, 4), k=st.sampled_from([1, 3, 5]))
+def test_mahalanobis_knn_matches_scikit_learn(seed, n, d, k):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n + d + 2, d)) @ rng.normal(size=(d, d))
+    y = np.where(rng.normal(size=len(X)) > 0, 1.0, -1.0)
+    Xq = rng.normal(size=(30, d))
+    VI = np.linalg.inv(np.cov(X, rowvar=False))
+    ref = KNeighborsClassifier(n_neighbors=k, algorithm="brute", metric="mahalanobis",
+                               metric_params={"VI": VI}).fit(X, y)
+    np.testing.assert_array_equal(knn_predict(X, y, Xq, k=k, metric="mahalanobis"), ref.predict(Xq))
+
+
+def test_ties_go_to_the_nearest_neighbours_label():
+    X = [[0.0], [1.0], [3.0], [4.0]]
+    y = [1, -1, -1, 1]
+    # k = 2 at 0.4: one vote each; the nearest (0.0, label +1) decides
+    assert knn_predict(X, y, [[0.4]], k=2).tolist() == [1.0]
+    # at 0.6 the nearest is 1.0 (label -1)
+    assert knn_predict(X, y, [[0.6]], k=2).tolist() == [-1.0]
+    # four neighbours, two votes each: still the nearest
+    assert knn_predict(X, y, [[3.9]], k=4).tolist() == [1.0]
+
+
+def test_one_nearest_neighbour_reproduces_the_training_labels_and_voronoi_cells():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(25, 2))
+    y = rng.choice([-1.0, 1.0], size=25)
+    np.testing.assert_array_equal(knn_predict(X, y, X, k=1), y)
+    grid = rng.uniform(size=(500, 2))
+    owner = np.argmin(((grid[:, None, :] - X[None]) ** 2).sum(-1), axis=1)  # the Voronoi cell of each point
+    np.testing.assert_array_equal(knn_predict(X, y, grid, k=1), y[owner])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=seeds, n=st.integers(2, 30), d=st.integers(1, 4))
+def test_standardizer_matches_scikit_learn_and_uses_training_statistics_only(seed, n, d):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(loc=5, scale=rng.uniform(0.1, 10, size=d), size=(n, d))
+    T = rng.normal(size=(7, d))
+    st_ = fit_standardizer(X)
+    ref = StandardScaler().fit(X)
+    np.testing.assert_allclose(st_.transform(T), ref.transform(T), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(fit_standardizer(X).transform(X).mean(axis=0), 0.0, atol=1e-9)
+
+
+def test_standardising_changes_who_the_neighbours_are():
+    # feature 2 is noise on a scale 1000 times larger than feature 1, which carries the label
+    rng = np.random.default_rng(1)
+    x1 = rng.uniform(-1, 1, size=200)
+    X = np.c_[x1, 1000 * rng.normal(size=200)]
+    y = np.where(x1 > 0, 1.0, -1.0)
+    Xtr, ytr, Xte, yte = X[:150], y[:150], X[150:], y[150:]
+    raw = np.mean(knn_predict(Xtr, ytr, Xte, k=5) != yte)
+    st_ = fit_standardizer(Xtr)
+    scaled = np.mean(knn_predict(st_.transform(Xtr), ytr, st_.transform(Xte), k=5) != yte)
+    assert raw > 0.3 and scaled < raw
+
+
+def test_bad_inputs_name_the_argument():
+    with pytest.raises(ValueError, match="k must be at most"):
+        knn_predict([[0.0]], [1], [[0.0]], k=2)
+    with pytest.raises(ValueError, match="k must be at least 1"):
+        knn_predict([[0.0]], [1], [[0.0]], k=0)
+    with pytest.raises(ValueError, match="metric must be one of"):
+        knn_predict([[0.0]], [1], [[0.0]], metric="cosine")
+    with pytest.raises(ValueError, match="y_train must have length 1"):
+        knn_predict([[0.0]], [1, 2], [[0.0]])
+    with pytest.raises(ValueError, match="VI"):
+        pairwise_distances([[0.0]], [[1.0]], metric="mahalanobis")

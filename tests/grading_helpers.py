@@ -95,7 +95,7 @@ def released_notebook(course, assignment=ASSIGNMENT):
     return nbformat.read(course / "release" / assignment / f"{assignment}.ipynb", as_version=4)
 
 
-def autograde_class(course, assignment=ASSIGNMENT, *, timeout):
+def autograde_class(course, assignment=ASSIGNMENT, *, timeout, echo=None):
     """Autograde every submission in ``course`` once; return the statuses, grades and time taken."""
     import time
 
@@ -105,7 +105,7 @@ def autograde_class(course, assignment=ASSIGNMENT, *, timeout):
     from grading.report import collect
 
     start = time.monotonic()
-    status = autograde(course, assignment, overrides=Config({"Execute": {"timeout": timeout}}), echo=lambda *a: None)
+    status = autograde(course, assignment, overrides=Config({"Execute": {"timeout": timeout}}), echo=echo or (lambda *a: None))
     elapsed = time.monotonic() - start
     exercises, rows = collect(course, assignment)
     return {"course": course, "status": status, "rows": {r["student"]: r for r in rows},

@@ -208,11 +208,11 @@ def test_release_has_no_solution_and_no_hidden_test(assignment):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_exercise_has_signature_outside_and_a_visible_test(assignment):
     nb = nbformat.read(ROOT / "release" / assignment / f"{assignment}.ipynb", as_version=4)
-    stubs = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+    stubs = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "code"]
     for c in stubs:
         if grade_id(c).endswith("-solution"):
             assert re.search(r"^def \w+\(", c.source, re.M) and '"""' in c.source, grade_id(c)
-    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"]
     for c in tests:
         assert "assert" in c.source, f"{grade_id(c)} has no visible test"
     if assignment == ASSIGNMENT:

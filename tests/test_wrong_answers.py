@@ -24,13 +24,15 @@ import pytest
 
 from grading.judge import student_names
 from grading.report import exercise_of
-from grading_helpers import (ROOT, autograde_class, fill, grade_id, make_course, reference_bodies, released_notebook,
-                             self_check, submit)
+from grading_helpers import (ROOT, autograde_class, fill, grade_id, make_course, public_lines, reference_bodies,
+                             released_notebook, self_check, submit)
 
 ASSIGNMENTS = sorted(p.name for p in (ROOT / "source").iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
 CORPORA = ROOT / "tests" / "wrong_answers"
 TIMEOUT = 10          # seconds per cell, as in the course configuration
 CHOICE = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$")
+# "## Exercise 2 — Symmetry (3 points: 2 + 1)": 3 points, a test cell worth 2 and one worth 1
+HEADING = re.compile(r"^## Exercise \d+ .*\((\d+) points?(?:: ([\d +]+))?\)\s*$", re.M)
 
 
 def corpus(assignment):
@@ -77,11 +79,18 @@ def choice_cells(assignment):
 def points(assignment):
     """``{exercise: points}`` from the test cells of the source notebook."""
     out = defaultdict(float)
-    for c in source_cells(assignment):
+    for c in nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4).cells:
         meta = _meta(c)
-        if meta.get("grade") and not meta.get("solution"):
+        if meta.get("grade"):
             out[exercise_of(grade_id(c))] += float(meta.get("points", 0))
     return dict(out)
+
+
+def manual_exercises(assignment):
+    """Exercises graded by hand: their answer cells are Markdown cells with points."""
+    nb = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+    return {exercise_of(grade_id(c)) for c in nb.cells
+            if c.cell_type == "markdown" and _meta(c).get("grade") and _meta(c).get("solution")}
 
 
 def class_of(assignment):
@@ -92,7 +101,8 @@ def class_of(assignment):
     ``right_j`` the j-th right answer written differently.
     """
     module = corpus(assignment)
-    ref, full = reference_bodies(assignment), points(assignment)
+    ref = reference_bodies(assignment)
+    full = {ex: 0.0 if ex in manual_exercises(assignment) else p for ex, p in points(assignment).items()}
     by_exercise = defaultdict(list)
     for exercise, name, answers, keeps in module.WRONG:
         by_exercise[exercise].append((name, answers, keeps))
@@ -199,7 +209,9 @@ def graded_class(tmp_path_factory):
             for student, (answers, _) in students.items():
                 submit(course, student, fill(released, answers), assignment=assignment)
             submit(course, "untouched", released, assignment=assignment)
-            done[assignment] = (students, autograde_class(course, assignment, timeout=TIMEOUT))
+            lines = []
+            graded = autograde_class(course, assignment, timeout=TIMEOUT, echo=lines.append)
+            done[assignment] = (students, dict(graded, summary=lines))
         return done[assignment]
 
     return grade
@@ -214,7 +226,7 @@ def test_every_wrong_answer_loses_its_points_and_only_there(graded_class, assign
     problems = []
     for student, (_, expected) in students.items():
         row = graded["rows"][student]
-        if row["status"] != "graded":
+        if row["status"] != ("needs manual grading" if manual_exercises(assignment) else "graded"):
             problems.append(f"{student} ({which_versions(assignment, student)}) was not graded: {row['reason']}")
             continue
         for exercise, want in expected.items():
@@ -222,7 +234,7 @@ def test_every_wrong_answer_loses_its_points_and_only_there(graded_class, assign
                 problems.append(f"{student} ({which_versions(assignment, student)}): {exercise} scored "
                                 f"{row['parts'][exercise]:g} of {full[exercise]:g}, the table says {want:g}")
     untouched = graded["rows"]["untouched"]
-    if untouched["status"] != "graded" or untouched["score"] != 0:
+    if untouched["status"] not in ("graded", "needs manual grading") or untouched["score"] != 0:
         problems.append(f"the untouched release scored {untouched['score']} ({untouched['reason']})")
     assert not problems, f"{assignment}:\n  " + "\n  ".join(problems)
 
@@ -307,6 +319,17 @@ def test_a_regrade_gives_the_same_scores_and_messages_and_a_cell_can_be_replayed
     assert f"seed {seed_for(assignment, student, cell)}" in message
     assert f"STUDENT={student} CELL={cell}" in message
     assert seed_for(assignment, student, cell) != seed_for(assignment, "reference", cell)
+    # the student reads the seed in the feedback, where no hidden test is shown
+    import html
+
+    from grading.feedback import feedback, hidden_lines
+    feedback(course, assignment, echo=lambda *a: None)
+    page = html.unescape(re.sub(r"<[^>]+>", "", (course / "feedback" / student / assignment / f"{assignment}.html")
+                                .read_text()))
+    assert f"seed {seed_for(assignment, student, cell)}" in page
+    source = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+    secret = {line for c in source.cells for line in hidden_lines(c.source) if len(line) > 15} - public_lines(source)
+    assert not [line for line in secret if line in page]
     # ... and make regrade-check replays it: the same message, nothing rewritten
     lines = []
     replayed = regrade_check(course, assignment, student, cell, echo=lines.append)
@@ -321,15 +344,97 @@ def test_exercise_headings_state_the_points_the_tests_give(assignment):
     nb = nbformat.read(ROOT / "release" / assignment / f"{assignment}.ipynb", as_version=4)
     stated, given = [], []
     for c in nb.cells:
-        m = re.search(r"^## Exercise \d+ .*\((\d+) points?\)\s*$", c.source, re.M) if c.cell_type == "markdown" else None
+        m = HEADING.search(c.source) if c.cell_type == "markdown" else None
         if m:
-            stated.append(int(m.group(1)))
-            given.append(0.0)
-        elif _meta(c).get("grade") and not _meta(c).get("solution"):
+            split = [int(v) for v in m.group(2).split("+")] if m.group(2) else [int(m.group(1))]
+            assert sum(split) == int(m.group(1)), f"{assignment}: {m.group(0)!r} does not add up"
+            stated.append(split)
+            given.append([])
+        elif _meta(c).get("grade") and (c.cell_type == "markdown" or not _meta(c).get("solution")):
             assert given, f"{assignment}: test cell {grade_id(c)} comes before the first exercise heading"
-            given[-1] += float(_meta(c).get("points", 0))
-    assert stated == given, f"{assignment}: the headings state {stated} points, the test cells below them give {given}"
+            given[-1].append(int(_meta(c).get("points", 0)))
+    assert stated == given, (f"{assignment}: the headings state {stated} points per test cell, the test cells "
+                             f"below them give {given}")
     for c in nb.cells:
         if _meta(c).get("solution") and c.cell_type == "code" and grade_id(c) not in choice_cells(assignment):
             assert re.search(r"^def \w+\(", c.source, re.M) and '"""' in c.source, f"{grade_id(c)}: signature outside"
             assert "raise NotImplementedError()" in c.source, grade_id(c)
+
+
+# -- answers graded by hand ------------------------------------------------------------------
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_readme_states_the_points_of_every_test_cell(assignment):
+    """README's table, the exercise headings and the test cells agree on partial credit."""
+    row = next((line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith(f"| `{assignment}`")),
+               None)
+    assert row, f"README.md's table of assignments has no row for {assignment}"
+    said = [[int(v) for v in group.split("+")] for group in re.findall(r"\((\d+(?: \+ \d+)*)\)", row)]
+    nb = nbformat.read(ROOT / "release" / assignment / f"{assignment}.ipynb", as_version=4)
+    headings = [HEADING.search(c.source) for c in nb.cells if c.cell_type == "markdown" and HEADING.search(c.source)]
+    split = [[int(v) for v in m.group(2).split("+")] if m.group(2) else [int(m.group(1))] for m in headings]
+    assert said == split, f"README says {said} for {assignment}, the notebook's headings {split}"
+    total = re.search(r"(\d+) in all", row)
+    assert total and int(total.group(1)) == sum(points(assignment).values()), f"README's total for {assignment}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_manual_answers_have_points_and_a_rubric_only_graders_see(assignment):
+    nb = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+    released = {grade_id(c): c for c in nbformat.read(ROOT / "release" / assignment / f"{assignment}.ipynb",
+                                                       as_version=4).cells}
+    manual = [c for c in nb.cells if c.cell_type == "markdown" and _meta(c).get("grade") and _meta(c).get("solution")]
+    if assignment == "ps1_perceptron":
+        pytest.skip("ps1_perceptron has no answer graded by hand yet")
+    assert manual, f"{assignment} has no answer graded by hand"
+    for c in manual:
+        assert _meta(c).get("points", 0) > 0
+        rubric = re.search(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", c.source, re.S)
+        assert rubric and "Rubric" in rubric.group(1), f"{grade_id(c)}: the rubric belongs in the solution region"
+        student_version = released[grade_id(c)].source
+        assert "Rubric" not in student_version and "Model answer" not in student_version, student_version
+
+
+@pytest.mark.slow
+def test_a_manual_grade_given_through_the_gradebook_makes_the_total_final(graded_class):
+    """Autograde, then a grader's manual grade (nbgrader's API, as the Formgrader saves it), then the export."""
+    import csv
+    import io
+    from contextlib import redirect_stdout
+
+    from nbgrader.api import Gradebook
+
+    from grading.course import Course
+    from grading.report import collect, grades
+
+    assignment = "ps4_regression"
+    students, graded = graded_class(assignment)
+    course = graded["course"]
+    (cell,) = [grade_id(c) for c in nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", 4).cells
+               if c.cell_type == "markdown" and _meta(c).get("grade")]
+    manual_points = points(assignment)[exercise_of(cell)]
+    automatic = sum(points(assignment).values()) - manual_points
+    # autograde's own summary names the answers waiting for a grader
+    lines = graded["summary"]
+    assert any(line.startswith("NEEDS MANUAL GRADING") and cell in line for line in lines), lines
+    _, rows = collect(course, assignment)
+    before = {r["student"]: r for r in rows}
+    assert before["reference"]["status"] == "needs manual grading" and cell in before["reference"]["reason"]
+    assert before["reference"]["score"] == automatic
+    # a grader gives 1.5 of the points to "reference" and all of them to "right_0"
+    with Gradebook(Course(course).db_url) as gb:
+        gb.find_grade(cell, assignment, assignment, "reference").manual_score = 1.5
+        gb.find_grade(cell, assignment, assignment, "right_0").manual_score = manual_points
+        gb.db.commit()
+    _, rows = collect(course, assignment)
+    after = {r["student"]: r for r in rows}
+    assert after["reference"]["status"] == "graded" and after["reference"]["score"] == automatic + 1.5
+    assert after["right_0"]["status"] == "graded" and after["right_0"]["score"] == automatic + manual_points
+    assert after["wrong_0"]["status"] == "needs manual grading"
+    assert after["wrong_0"]["score"] == before["wrong_0"]["score"]
+    with redirect_stdout(io.StringIO()):
+        out = grades(course, assignment, echo=lambda *a: None)
+    exported = {r["student_id"]: r for r in csv.DictReader(out.open())}
+    assert exported["reference"]["status"] == "graded" and float(exported["reference"]["score"]) == automatic + 1.5
+    assert exported["wrong_0"]["status"] == "needs manual grading"
+    assert float(exported["wrong_0"]["score"]) == before["wrong_0"]["score"]

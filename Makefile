@@ -9,7 +9,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 LAB_PORT  ?= 8888
 
 .DEFAULT_GOAL := help
-.PHONY: help setup setup-test lab lab-instructor test test-fast benchmark lock clean
+.PHONY: help setup setup-test lab lab-instructor test test-fast lint benchmark lock clean
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -26,18 +26,27 @@ setup-test:  ## the same with every tool of the test suite and the benchmarks (m
 LAB_CMD = JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter/$(1)$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 	$(BIN)/jupyter lab --notebook-dir="$(CURDIR)" --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG) $(LAB_ARGS)
 
-lab: setup  ## set up, then start JupyterLab on the course (students: lectures, Validate, Assignment List)
+lab: setup  ## set up, then start JupyterLab on the course (students: lectures in my-lectures/, Validate, Assignment List)
+	@$(BIN)/python scripts/lecture_copies.py
 	$(call LAB_CMD,student)
 
 lab-instructor: setup  ## the same with nbgrader's instructor tools (Formgrader, Create Assignment)
 	$(call LAB_CMD,instructor)
 
-test: setup-test  ## set up, then run every test (unit, notebooks, grading)
+test: setup-test  ## set up, then run every test (unit, notebooks, grading); NB=notebooks/x.ipynb: one lecture's checks
+ifdef NB
+	$(BIN)/python -m pytest -n 0 "$(NB)" "tests/test_notebooks.py::test_committed_without_outputs[$(NB)]" \
+	    $(if $(filter notebooks/%,$(NB)),"tests/test_notebooks.py::test_lecture_notebooks_are_thin_and_seeded[$(NB)]") $(PYTEST_ARGS)
+else
 	@sh scripts/system-deps.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+endif
 
-test-fast: setup-test  ## tests/ and docstring examples only (no notebook runs)
-	$(BIN)/python -m pytest tests course_lib $(PYTEST_ARGS)
+test-fast: setup-test  ## every test but the slow ones (autograde, browser, JupyterLab, deployment, notebook runs)
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+lint: setup-test  ## ruff over the code and notebooks (rules in pyproject.toml); FIX=1 applies the safe fixes
+	$(BIN)/ruff check $(if $(FIX),--fix) .
 
 benchmark: setup-test  ## speed of course_lib against plain loops; widget response times in the browser
 	$(BIN)/python -m benchmarks

@@ -22,6 +22,41 @@ c.Execute.timeout = 10
 # ordinary output instead, as `make autograde` and `make check` do.
 c.Execute.extra_arguments = ["--IPKernelApp.exec_lines=import sys; sys.stderr = sys.stdout"]
 
+# The course's grading engine runs every autograde: `nbgrader autograde`, the Formgrader's
+# button, `make autograde` and `python -m grading autograde` (see grading/preprocessors.py).
+# Student code runs in a bubblewrap sandbox; test cells come from the gradebook and run in
+# the grader; nbgrader's own metadata checks and bookkeeping stay.
+c.Autograde.sanitize_preprocessors = [
+    "grading.preprocessors.RefuseLinks",            # a linked folder or notebook is not graded
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "grading.preprocessors.TrustOnlyTheGradebook",  # cell metadata from the gradebook, never the student's
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "nbgrader.preprocessors.OverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.Autograde.autograde_preprocessors = [
+    "grading.preprocessors.CourseExecute",          # in place of nbgrader's Execute
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+# Deleted test cells are put back from the gradebook before grading.
+c.OverwriteCells.add_missing_cells = True
+c.OverwriteCells.missing_cell_notification = (
+    "This cell (id:{cell_id}) was missing from the submission; it was restored for grading.\n\n")
+# Time limits of the engine (seconds). A cell that runs longer is stopped and scores 0; the
+# instructor's read-only cells (imports, data) get setup_timeout; after a stopped cell the
+# cells above are replayed within replay_timeout; one submission may take submission_timeout
+# in all (restarts and replays included), after which its remaining cells score 0 and the
+# next submission is graded. CourseExecute.timeout defaults to Execute.timeout above.
+c.CourseExecute.setup_timeout = 120
+c.CourseExecute.replay_timeout = 60
+c.CourseExecute.submission_timeout = 600
+
 # --- Late submissions and grade export (see "For instructors" in README.md) ----------
 # nbgrader compares each submission's timestamp (written by `nbgrader collect`) with the
 # assignment's due date (set in the Formgrader's Manage Assignments page, or with

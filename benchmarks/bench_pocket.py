@@ -1,23 +1,43 @@
-"""The pocket experiment of the course homework: 2,000 runs of pocket, 50 updates each.
+"""PLA and pocket on the course homework sizes, against the plain loops one writes first.
 
-500 examples in 4 dimensions (the homework's hw1_18 files when COURSE_DATA_DIR points
-at them, otherwise synthetic noisy data of the same size). ``course_lib.pocket_runs``
-does all runs at once in arrays; the plain version below is what one writes first:
-one run at a time, one example at a time. Both follow the same random cycles, so
-they must also return the same weights; the benchmark checks that before timing.
-Goal: course_lib under 1 second on a 2-core machine.
+* ``pla`` and ``pocket`` called once per run, as a student does, against a plain
+  NumPy loop over the same cycles (hw1_15: 400 x 4; hw1_18: 500 x 4);
+* ``pla_runs``: the homework's 2,000 random cycles of PLA on hw1_15 at once;
+* ``pocket_runs``: 2,000 runs x 50 updates on hw1_18 at once (goal: 0.3 s).
+
+Every comparison is paired: the course_lib version and the plain one run in turn,
+in the same process, on the same cycles, several times; the medians and the median
+of the per-pair ratios are printed. Both must return the same weights, checked
+before anything is timed. The homework files come from the course data folder, the
+cache or a download; offline a synthetic stand-in of the same size is used (said so).
 """
+import statistics
 import time
 
 import numpy as np
 
 import course_lib as cl
 
-N_RUNS, MAX_UPDATES = 2000, 50
+N_RUNS, MAX_UPDATES, REPEATS = 2000, 50, 5
+
+
+# --- the plain versions: one run at a time, one example at a time -------------------------
+
+def plain_pla(X, y, order):
+    """PLA written plainly: walk the cycle one example at a time until a full cycle is clean."""
+    n, w, pos, t = len(y), np.zeros(X.shape[1]), 0, 0
+    while True:
+        for k in range(n):
+            i = order[(pos + k) % n]
+            if (1 if X[i] @ w > 0 else -1) != y[i]:
+                break
+        else:
+            return w, t
+        w, t, pos = w + y[i] * X[i], t + 1, (pos + k + 1) % n
 
 
 def plain_pocket(X, y, order, max_updates):
-    """Pocket written plainly: walk the cycle one example at a time."""
+    """Pocket written plainly: walk the cycle one example at a time, E_in after every update."""
     n = len(y)
     w = np.zeros(X.shape[1])
     best, best_err = w.copy(), np.mean(np.where(X @ w > 0, 1, -1) != y)
@@ -37,38 +57,83 @@ def plain_pocket(X, y, order, max_updates):
     return best
 
 
-def load_data(rng):
-    base = cl.data.data_dir()
-    if base is not None and (base / "ntu_hw1" / "hw1_18_train.dat").is_file():
-        X, y = cl.load_labeled_points(base / "ntu_hw1" / "hw1_18_train.dat")
-        Xt, yt = cl.load_labeled_points(base / "ntu_hw1" / "hw1_18_test.dat")
-        return cl.add_bias(X), y, cl.add_bias(Xt), yt, "hw1_18 (course homework files)"
-    X, y, _ = cl.make_noisy(1000, 4, noise=0.1, rng=rng)
-    Xb = cl.add_bias(X)
-    return Xb[:500], y[:500], Xb[500:], y[500:], "synthetic noisy data, 500 x 4 (set COURSE_DATA_DIR for hw1_18)"
+# --- timing ---------------------------------------------------------------------------------
+
+def paired(lib, plain, repeats=REPEATS):
+    """Run ``lib`` and ``plain`` in turn ``repeats`` times; return their median seconds, the median
+    ratio and course_lib's median CPU seconds (what it costs when the machine is shared)."""
+    t_lib, t_plain, cpu_lib = [], [], []
+    for _ in range(repeats):
+        t0, c0 = time.perf_counter(), time.process_time()
+        lib()
+        t_lib.append(time.perf_counter() - t0)
+        cpu_lib.append(time.process_time() - c0)
+        t0 = time.perf_counter()
+        plain()
+        t_plain.append(time.perf_counter() - t0)
+    ratio = statistics.median(p / q for p, q in zip(t_plain, t_lib))
+    return statistics.median(t_lib), statistics.median(t_plain), ratio, statistics.median(cpu_lib)
+
+
+def report(what, lib_name, plain_name, times, goal=None):
+    t_lib, t_plain, ratio, cpu = times
+    print(f"{what}")
+    print(f"  {lib_name:34s} {t_lib:8.3f} s  (CPU {cpu:.3f} s){f'   goal <= {goal} s' if goal else ''}")
+    print(f"  {plain_name:34s} {t_plain:8.3f} s")
+    print(f"  ratio, plain / course_lib (paired)  {ratio:8.2f} x")
+
+
+def load(name, fallback):
+    try:
+        X, y = cl.load_homework(name)
+    except cl.DataUnavailableError as exc:
+        print(f"{exc}: using {fallback[0]}")
+        X, y = fallback[1]()
+    return cl.add_bias(X), y
 
 
 def main():
     rng = np.random.default_rng(2026)
-    X, y, Xt, yt, what = load_data(rng)
-    print(f"data: {what}; {N_RUNS} runs x {MAX_UPDATES} updates, N = {len(y)}, d = {X.shape[1] - 1}")
+    X15, y15 = load("hw1_15_train.dat", ("separable synthetic data, 400 x 4",
+                                         lambda: cl.make_separable(400, 4, margin=0.01, rng=rng)[:2]))
+    X18, y18 = load("hw1_18_train.dat", ("noisy synthetic data, 500 x 4",
+                                         lambda: cl.make_noisy(500, 4, noise=0.1, rng=rng)[:2]))
+    print(f"pla: N = {len(y15)}; pocket: N = {len(y18)}, {MAX_UPDATES} updates; {REPEATS} paired repeats\n")
 
-    cl.pocket_runs(X, y, n_runs=10, max_updates=MAX_UPDATES, rng=0)  # warm-up
-    t0 = time.perf_counter()
-    runs = cl.pocket_runs(X, y, n_runs=N_RUNS, max_updates=MAX_UPDATES, rng=rng)
-    t_lib = time.perf_counter() - t0
+    # one call per run, 200 runs
+    orders15 = [rng.permutation(len(y15)) for _ in range(200)]
+    orders18 = [rng.permutation(len(y18)) for _ in range(200)]
+    for o in orders15[:20]:
+        one, (w, t) = cl.pla(X15, y15, cycle=o), plain_pla(X15, y15, o)
+        assert np.array_equal(one.w, w) and one.n_updates == t, "cl.pla and the plain loop disagree"
+    for o in orders18[:20]:
+        assert np.array_equal(cl.pocket(X18, y18, max_updates=MAX_UPDATES, cycle=o).w,
+                              plain_pocket(X18, y18, o, MAX_UPDATES)), "cl.pocket and the plain loop disagree"
+    report("cl.pla once per run (200 runs of hw1_15)", "cl.pla", "plain loop",
+           paired(lambda: [cl.pla(X15, y15, cycle=o) for o in orders15],
+                  lambda: [plain_pla(X15, y15, o) for o in orders15]))
+    report("cl.pocket once per run (200 runs of hw1_18, 50 updates)", "cl.pocket", "plain loop",
+           paired(lambda: [cl.pocket(X18, y18, max_updates=MAX_UPDATES, cycle=o) for o in orders18],
+                  lambda: [plain_pocket(X18, y18, o, MAX_UPDATES) for o in orders18]))
 
-    t0 = time.perf_counter()
-    plain = np.array([plain_pocket(X, y, order, MAX_UPDATES) for order in runs.orders])
-    t_plain = time.perf_counter() - t0
+    # the homework experiments, all runs at once
+    runs = cl.pla_runs(X15, y15, n_runs=N_RUNS, rng=1)
+    assert all(np.array_equal(runs.w[r], plain_pla(X15, y15, runs.orders[r])[0]) for r in range(0, N_RUNS, 100))
+    print(f"\nhw1_15: {N_RUNS} random cycles, {runs.n_updates.mean():.1f} updates on average")
+    report(f"cl.pla_runs, {N_RUNS} random cycles", "cl.pla_runs", "cl.pla in a loop",
+           paired(lambda: cl.pla_runs(X15, y15, n_runs=N_RUNS, rng=1),
+                  lambda: [cl.pla(X15, y15, cycle=o) for o in runs.orders], repeats=3))
+    report(f"cl.pla_runs, {N_RUNS} random cycles", "cl.pla_runs", "plain loop",
+           paired(lambda: cl.pla_runs(X15, y15, n_runs=N_RUNS, rng=1),
+                  lambda: [plain_pla(X15, y15, o) for o in runs.orders], repeats=3))
 
-    if not np.allclose(plain, runs.w):
-        raise SystemExit("course_lib.pocket_runs and the plain loop disagree: the timing would mean nothing")
-    test_err = np.mean(np.where(Xt @ runs.w.T > 0, 1, -1) != yt[:, None], axis=0).mean()
-    print(f"course_lib.pocket_runs : {t_lib:7.3f} s   (goal < 1 s)")
-    print(f"plain loop             : {t_plain:7.3f} s")
-    print(f"speed-up               : {t_plain / t_lib:7.1f} x   (same weights in all {N_RUNS} runs)")
-    print(f"average E_out of the pocket weights: {test_err:.4f}")
+    pr = cl.pocket_runs(X18, y18, n_runs=N_RUNS, max_updates=MAX_UPDATES, rng=2)
+    assert all(np.array_equal(pr.w[r], plain_pocket(X18, y18, pr.orders[r], MAX_UPDATES))
+               for r in range(0, N_RUNS, 100)), "cl.pocket_runs and the plain loop disagree"
+    print(f"\nhw1_18: {N_RUNS} runs x {MAX_UPDATES} updates")
+    report(f"cl.pocket_runs, {N_RUNS} x {MAX_UPDATES}", "cl.pocket_runs", "plain loop",
+           paired(lambda: cl.pocket_runs(X18, y18, n_runs=N_RUNS, max_updates=MAX_UPDATES, rng=2),
+                  lambda: [plain_pocket(X18, y18, o, MAX_UPDATES) for o in pr.orders], repeats=3), goal=0.3)
 
 
 if __name__ == "__main__":

@@ -60,6 +60,16 @@ GALLERY = [
     "cl.widgets.PerceptronExplorer(X, y)",
     "cl.widgets.PLAStepper(cl.add_bias(X), y, rng=rng)",
     "cl.widgets.BinExplorer(rng=rng)",
+    "cl.widgets.MarginExplorer(rng=rng)",
+    "Xn, yn, _ = cl.make_noisy(100, 2, noise=0.1, rng=rng)\n"
+    "cl.widgets.PocketExplorer(Xn, yn, Xn, yn, max_updates=300, rng=rng)",
+    "x = rng.uniform(-1, 1, 25)\ncl.widgets.OutlierRegression(x, 0.5 + 1.5 * x + 0.3 * rng.standard_normal(25))",
+    "cl.widgets.HatProjection()",
+    "Xc, yc = cl.make_circle_data(30, rng=rng)\nXo, yo = cl.make_circle_data(1000, rng=rng)\n"
+    "cl.widgets.WeightDecayExplorer(Xc, yc, Xo, yo)",
+    "Xl = rng.uniform(-1, 1, size=(200, 2))\n"
+    "yl = np.where(rng.random(200) < cl.theta(Xl @ np.array([3.0, -2.0])), 1.0, -1.0)\n"
+    "cl.widgets.DescentExplorer(Xl, yl, rng=rng)",
 ]
 
 
@@ -105,7 +115,8 @@ def fmt(values):
     return f"{statistics.median(values):7.0f}" if values else "      —"
 
 
-def main():
+def main(only=None):
+    """Time every lecture and the gallery; ``only``: substrings, keep the notebooks whose name holds one."""
     executable = ld.find_browser()
     if executable is None:
         print(f"skipped: {ld.HOW_TO_INSTALL}")
@@ -127,7 +138,7 @@ def main():
             print(f"{'(baseline: bare widget)':40s} {0:6d}  {control:16s} {fmt(figure)} {fmt(text)}")
         slow = []
         gallery = scratch_notebook(lab.course, "course_lib-widgets.ipynb", GALLERY)
-        for path in [*lectures, gallery]:
+        for path in [p for p in [*lectures, gallery] if not only or any(o in p for o in only)]:
             rows = time_notebook(page, lab, path)
             if not rows:
                 print(f"{Path(path).stem:40s}  (no widgets)")
@@ -145,4 +156,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])  # e.g. `python -m benchmarks.bench_widgets course_lib-widgets 04-` for some notebooks only

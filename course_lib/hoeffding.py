@@ -22,11 +22,41 @@ from ._validation import check_int, check_real, check_vector
 __all__ = [
     "sample_nu", "hoeffding_bound", "deviation_probability", "sample_size",
     "coin_experiment", "CoinExperiment", "nu_min_distribution", "expected_nu_min",
-    "binomial_deviation_probability", "fixed_hypothesis_errors",
+    "binomial_deviation_probability", "fixed_hypothesis_errors", "deviates",
 ]
 
 
 _SLACK = 1e-12  # rounding slack when comparing |nu - mu| with eps
+
+
+def deviates(nu, mu, eps):
+    """Whether |nu - mu| > eps, where a deviation of exactly eps does not count.
+
+    Red fractions are multiples of 1/N and the tolerance is a decimal, so the two are
+    compared with a slack of 1e-12: in floating point |0.3 - 0.4| is
+    0.10000000000000003, which is a deviation of exactly 0.1, not more. Every count
+    of "bad" samples in the course (the estimate, the exact binomial probability, the
+    red bars of the bin picture) goes through this one comparison.
+
+    Parameters
+    ----------
+    nu : float or array-like
+        Red fractions.
+    mu : float
+    eps : float
+
+    Returns
+    -------
+    bool or ndarray of bool
+        Shaped like ``nu``.
+
+    Examples
+    --------
+    >>> bool(deviates(0.3, 0.4, 0.1)), bool(deviates(0.2, 0.4, 0.1))
+    (False, True)
+    """
+    far = np.abs(np.asarray(nu, dtype=float) - mu) > np.asarray(eps, dtype=float) + _SLACK
+    return bool(far) if far.ndim == 0 else far
 
 
 def sample_nu(mu, n, *, n_samples=1, rng=None):
@@ -344,7 +374,7 @@ def binomial_deviation_probability(eps, n, mu):
         raise ValueError(f"eps must be finite and > 0; got {eps!r}")
     k = np.arange(n + 1)
     pmf = _binomial_pmf(n, mu)
-    far = np.abs(k / n - mu)[None, :] > np.atleast_1d(eps_arr)[:, None] + _SLACK
+    far = deviates((k / n)[None, :], mu, np.atleast_1d(eps_arr)[:, None])
     out = far.astype(float) @ pmf
     return float(out[0]) if eps_arr.ndim == 0 else out.reshape(eps_arr.shape)
 

@@ -24,9 +24,9 @@ from ._validation import (
 )
 
 __all__ = [
-    "add_bias", "predict", "error_rate", "pla", "pocket", "pocket_runs",
+    "add_bias", "predict", "error_rate", "pla", "pla_runs", "pocket", "pocket_runs",
     "perceptron_with_bias", "perceptron_dual",
-    "PLAResult", "PocketResult", "PocketRunsResult", "BiasPerceptronResult", "DualPerceptronResult",
+    "PLAResult", "PLARunsResult", "PocketResult", "PocketRunsResult", "BiasPerceptronResult", "DualPerceptronResult",
 ]
 
 
@@ -182,22 +182,135 @@ def pla(X, y, *, cycle="naive", eta=1.0, max_updates=None, w0=None, rng=None):
     max_updates = check_int(max_updates, "max_updates", minimum=0, allow_none=True)
     w = np.zeros(d1) if w0 is None else check_weights(w0, d1, "w0").copy()
     order = _cycle_order(cycle, n, rng)
-    Xo, yo = X[order], y[order]
+    Xo, positive = X[order], y[order] > 0
+    steps = eta * np.where(positive, 1.0, -1.0)[:, None] * Xo          # the update each example makes
 
-    trajectory, corrected = [w.copy()], []
+    trajectory, corrected = [w], []
     pos, halted = 0, False
     while max_updates is None or len(corrected) < max_updates:
-        p = _first_from(_sign(Xo @ w) != yo, pos)
+        p = _first_from((Xo @ w > 0) != positive, pos)
         if p < 0:
             halted = True
             break
-        w = w + eta * yo[p] * Xo[p]
+        w = w + steps[p]
         trajectory.append(w)
-        corrected.append(order[p])
-        pos = (p + 1) % n
+        corrected.append(p)
+        pos = p + 1 if p + 1 < n else 0
     else:
-        halted = not np.any(_sign(Xo @ w) != yo)
-    return PLAResult(w, len(corrected), bool(halted), np.array(trajectory), np.array(corrected, dtype=int))
+        halted = not np.any((Xo @ w > 0) != positive)
+    return PLAResult(w, len(corrected), bool(halted), np.array(trajectory), order[np.array(corrected, dtype=int)])
+
+
+class PLARunsResult(NamedTuple):
+    """What :func:`pla_runs` returns: one row per independent run."""
+
+    w: np.ndarray
+    """Final weights, shape (n_runs, d + 1)."""
+    n_updates: np.ndarray
+    """Updates made in each run, shape (n_runs,)."""
+    halted: np.ndarray
+    """Whether each run halted (a full cycle without a mistake), shape (n_runs,)."""
+    orders: np.ndarray
+    """The cycle each run followed, shape (n_runs, N)."""
+
+
+def _pla_core(X, y, orders, max_updates, eta, w0, window=32):
+    """PLA for many runs at once; run r follows the cycle ``orders[r]``.
+
+    Each step looks at the next ``window`` examples of every unfinished run's cycle,
+    corrects the first mistake there (or moves on by ``window`` when there is none),
+    and counts how many examples in a row each run has found right: a run halts
+    after N of them. Runs that are finished leave the arrays.
+    """
+    n_runs, n = orders.shape
+    k = min(window, n)
+    offsets = np.arange(k)
+    positive = y > 0
+    steps = eta * y[:, None] * X
+    W = np.tile(w0, (n_runs, 1))
+    n_updates = np.zeros(n_runs, dtype=int)
+    halted = np.zeros(n_runs, dtype=bool)
+    live = np.arange(n_runs)                       # runs still going
+    pos = np.zeros(n_runs, dtype=np.intp)          # where each live run resumes its cycle
+    clean = np.zeros(n_runs, dtype=np.intp)        # examples found right in a row
+    while live.size:
+        if max_updates is not None:
+            keep = n_updates[live] < max_updates
+            if not keep.all():
+                live, pos, clean = live[keep], pos[keep], clean[keep]
+                if not live.size:
+                    break
+        rows = np.arange(live.size)
+        ahead = orders[live[:, None], (pos[:, None] + offsets) % n]           # (L, k) example indices
+        wrong = (np.einsum("lkd,ld->lk", X[ahead], W[live]) > 0) != positive[ahead]
+        # only the first N - clean of them are still needed to prove a run halts
+        wrong &= offsets < (n - clean)[:, None]
+        found = wrong.any(axis=1)
+        first = wrong.argmax(axis=1)
+        fix = rows[found]
+        W[live[fix]] += steps[ahead[fix, first[fix]]]
+        n_updates[live[fix]] += 1
+        pos[fix] = (pos[fix] + first[fix] + 1) % n
+        clean[fix] = 0
+        rest = rows[~found]
+        pos[rest] = (pos[rest] + k) % n
+        clean[rest] += k
+        done = clean >= n
+        halted[live[done]] = True
+        if done.any():
+            keep = ~done
+            live, pos, clean = live[keep], pos[keep], clean[keep]
+    if max_updates is not None:                     # runs stopped by the limit may happen to be done
+        stopped = ~halted
+        if stopped.any():
+            halted[stopped] = ~np.any((W[stopped] @ X.T > 0) != positive, axis=1)
+    return W, n_updates, halted
+
+
+def pla_runs(X, y, *, n_runs, max_updates=None, eta=1.0, w0=None, rng=None):
+    """Many independent PLA runs at once, each with its own random cycle.
+
+    The course homework runs PLA 2,000 times with different random cycles and
+    averages the number of updates; this does all runs together in arrays. Run r
+    gives exactly what ``pla(X, y, cycle=result.orders[r], ...)`` gives (its ``w``,
+    ``n_updates`` and ``halted``).
+
+    Parameters
+    ----------
+    X, y : as in :func:`pla`
+    n_runs : int
+        Number of independent runs (each draws its own random cycle).
+    max_updates : int or None, default=None
+        Stop a run after this many updates. None means no limit: only safe on
+        linearly separable data, where every run halts.
+    eta, w0 : as in :func:`pla`
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    PLARunsResult
+        ``(w, n_updates, halted, orders)``, one row per run.
+
+    Examples
+    --------
+    >>> from course_lib.data import make_separable
+    >>> X, y, _ = make_separable(100, 4, margin=0.05, rng=0)
+    >>> runs = pla_runs(add_bias(X), y, n_runs=20, rng=1)
+    >>> bool(runs.halted.all()), runs.w.shape
+    (True, (20, 5))
+    >>> one = pla(add_bias(X), y, cycle=runs.orders[3])
+    >>> one.n_updates == runs.n_updates[3] and bool(np.array_equal(one.w, runs.w[3]))
+    True
+    """
+    X, y = check_Xy(X, y)
+    n_runs = check_int(n_runs, "n_runs", minimum=1)
+    max_updates = check_int(max_updates, "max_updates", minimum=0, allow_none=True)
+    eta = check_real(eta, "eta", low=0.0, low_open=True)
+    w0 = np.zeros(X.shape[1]) if w0 is None else check_weights(w0, X.shape[1], "w0")
+    rng = np.random.default_rng(rng)
+    orders = rng.permuted(np.tile(np.arange(X.shape[0]), (n_runs, 1)), axis=1)
+    W, n_updates, halted = _pla_core(X, y, orders, max_updates, eta, w0)
+    return PLARunsResult(W, n_updates, halted, orders)
 
 
 class PocketResult(NamedTuple):
@@ -232,70 +345,110 @@ class PocketRunsResult(NamedTuple):
     """The cycle each run followed, shape (n_runs, N)."""
 
 
-def _next_mistakes(wrong, orders, rank, pos, window=32):
-    """For each run r, the first example at or after position pos[r] of its cycle that is wrong.
+def _pocket_one(X, y, order, max_updates, eta, w0):
+    """Pocket for one run, in the cycle's order: one matrix-vector product per update."""
+    n = len(y)
+    Xo, positive = X[order], y[order] > 0
+    steps = eta * np.where(positive, 1.0, -1.0)[:, None] * Xo          # the update each example makes
+    w = w0.copy()
+    wrong = (Xo @ w > 0) != positive
+    err = int(np.count_nonzero(wrong))
+    best, best_err = w, err
+    ein_pla = np.empty(max_updates + 1)
+    ein_pocket = np.empty(max_updates + 1)
+    ein_pla[0] = ein_pocket[0] = err
+    pos, t = 0, 0
+    while t < max_updates and err:
+        p = _first_from(wrong, pos)
+        w = w + steps[p]
+        pos = p + 1 if p + 1 < n else 0
+        wrong = (Xo @ w > 0) != positive
+        err = int(np.count_nonzero(wrong))
+        t += 1
+        if err < best_err:
+            best, best_err = w, err
+        ein_pla[t], ein_pocket[t] = err, best_err
+    ein_pla[t + 1:], ein_pocket[t + 1:] = err, best_err
+    return best, w, t, ein_pocket / n, ein_pla / n
 
-    Mistakes are usually close ahead, so first look at the next ``window`` positions
-    of every cycle; only runs with no mistake there search their whole cycle, by the
-    smallest distance (rank - pos) mod N. Runs with no mistake at all get any index
-    (callers only use the result for runs that have a mistake).
-    """
-    n_runs, n = wrong.shape
-    runs = np.arange(n_runs)
-    k = min(window, n)
-    ahead = orders[runs[:, None], (pos[:, None] + np.arange(k)) % n]      # (R, k) example indices
-    hit = wrong[runs[:, None], ahead]
-    found = hit.any(axis=1)
-    i = ahead[runs, hit.argmax(axis=1)]
-    rest = np.flatnonzero(~found)
-    if rest.size and k < n:
-        dist = rank[rest] - pos[rest, None]
-        dist[dist < 0] += n
-        dist[~wrong[rest]] = n
-        i[rest] = dist.argmin(axis=1)
-    return i
 
+def _pocket_block(XsT, n_pos, col_of, steps, orders, rank, max_updates, w0, window=16):
+    """Pocket for a block of runs, kept small enough to stay in the CPU cache.
 
-def _pocket_core(X, y, orders, max_updates, eta, w0):
-    """Pocket for many runs at once; run r follows the cycle ``orders[r]``.
-
-    Every run keeps its own weights, position in its cycle and pocket; one step
-    updates all runs that still have a mistake with a few array operations, so there
-    is no Python loop over runs or examples.
+    ``XsT`` holds the examples as columns, the positive ones first (``n_pos`` of
+    them), so that the mistakes of every run are counted from one product
+    ``W @ XsT`` and one comparison: a positive example is wrong when its score is
+    not > 0, a negative one when it is. The next mistake of each run is looked for
+    in the next ``window`` positions of its cycle (``col_of[i]`` is example i's
+    column); only a run with none there searches its whole cycle.
     """
     n_runs, n = orders.shape
-    rank = np.empty_like(orders, dtype=np.int32)          # rank[r, i]: where example i sits in run r's cycle
-    np.put_along_axis(rank, orders, np.arange(n, dtype=np.int32)[None, :], axis=1)
-    positive = y > 0
-    W = np.tile(w0, (n_runs, 1))                          # current PLA weights, one row per run
-    pos = np.zeros(n_runs, dtype=np.int32)                # where each run resumes its cycle
-    runs = np.arange(n_runs)
-
-    def mistakes(W):
-        return (W @ X.T > 0) != positive                  # (R, N); sign(0) = -1
-
-    wrong = mistakes(W)
-    err = wrong.sum(axis=1)
-    best, best_err = W.copy(), err.copy()
+    rows = np.arange(n_runs)
+    W = np.tile(w0, (n_runs, 1))
+    pos = np.zeros(n_runs, dtype=np.intp)
+    best, best_err = W.copy(), np.full(n_runs, n + 1)
     ein_pla = np.empty((n_runs, max_updates + 1))
     ein_pocket = np.empty((n_runs, max_updates + 1))
-    ein_pla[:, 0] = ein_pocket[:, 0] = err / n
     n_updates = np.zeros(n_runs, dtype=int)
-    for t in range(1, max_updates + 1):
-        active = err > 0
-        if active.any():
-            i = _next_mistakes(wrong, orders, rank, pos)   # example index, per run
-            step = np.where(active, eta * y[i], 0.0)
-            W += step[:, None] * X[i]
-            pos = np.where(active, (rank[runs, i] + 1) % n, pos).astype(np.int32)
-            n_updates += active
-            wrong = mistakes(W)
-            err = wrong.sum(axis=1)
-            better = err < best_err
+    k = min(window, n)
+    offsets = np.arange(k)
+    scores = np.empty((n_runs, n))
+    above = np.empty((n_runs, n), dtype=bool)
+    counts = above.view(np.uint8)
+    positive_col = np.arange(n) < n_pos
+    for t in range(max_updates + 1):
+        np.matmul(W, XsT, out=scores)
+        np.greater(scores, 0.0, out=above)                                    # sign(0) = -1
+        err = (n_pos - counts[:, :n_pos].sum(axis=1, dtype=np.intp)) + counts[:, n_pos:].sum(axis=1, dtype=np.intp)
+        better = err < best_err
+        if better.any():
             best[better], best_err[better] = W[better], err[better]
-        ein_pla[:, t] = err / n
-        ein_pocket[:, t] = best_err / n
-    return best, W, n_updates, ein_pocket, ein_pla
+        ein_pla[:, t], ein_pocket[:, t] = err, best_err
+        active = err > 0
+        if t == max_updates or not active.any():
+            ein_pla[:, t + 1:] = err[:, None]
+            ein_pocket[:, t + 1:] = best_err[:, None]
+            break
+        ahead = orders[rows[:, None], (pos[:, None] + offsets) % n]             # example indices
+        col = col_of[ahead]
+        hit = above[rows[:, None], col] != positive_col[col]
+        found = hit.any(axis=1)
+        i = ahead[rows, hit.argmax(axis=1)]
+        rest = np.flatnonzero(active & ~found)
+        if rest.size:                                                             # look further round the cycle
+            wrong = above[rest][:, col_of] != positive_col[col_of]                # (r, N) in example order
+            dist = rank[rest] - pos[rest, None]
+            dist[dist < 0] += n
+            dist[~wrong] = n
+            i[rest] = dist.argmin(axis=1)
+        act = rows if active.all() else np.flatnonzero(active)
+        W[act] += steps[i[act]]
+        pos[act] = rank[act, i[act]] + 1
+        pos[pos == n] = 0
+        n_updates[act] += 1
+    return best, W, n_updates, ein_pocket / n, ein_pla / n
+
+
+def _pocket_core(X, y, orders, max_updates, eta, w0, block=256):
+    """Pocket for many runs; run r follows the cycle ``orders[r]``. Blocks of runs are done in turn.
+
+    BLAS is held to one thread: the products are small, and on a busy machine
+    threads that wait for each other cost far more than they save.
+    """
+    from threadpoolctl import threadpool_limits
+
+    n_runs, n = orders.shape
+    rank = np.empty_like(orders, dtype=np.intp)            # rank[r, i]: where example i sits in run r's cycle
+    np.put_along_axis(rank, orders, np.arange(n)[None, :], axis=1)
+    first = np.argsort(y <= 0, kind="stable")              # positive examples first
+    XsT, n_pos = np.ascontiguousarray(X[first].T), int(np.count_nonzero(y > 0))
+    col_of = np.empty(n, dtype=np.intp)
+    col_of[first] = np.arange(n)                           # col_of[i]: column of example i in XsT
+    steps = eta * y[:, None] * X
+    with threadpool_limits(limits=1, user_api="blas"):
+        parts = [_pocket_block(XsT, n_pos, col_of, steps, orders[a:a + block], rank[a:a + block], max_updates, w0)
+                 for a in range(0, n_runs, block)]
+    return tuple(np.concatenate(arrays) for arrays in zip(*parts))
 
 
 def pocket(X, y, *, max_updates, cycle="random", eta=1.0, w0=None, rng=None):
@@ -341,8 +494,8 @@ def pocket(X, y, *, max_updates, cycle="random", eta=1.0, w0=None, rng=None):
     eta = check_real(eta, "eta", low=0.0, low_open=True)
     w0 = np.zeros(X.shape[1]) if w0 is None else check_weights(w0, X.shape[1], "w0")
     order = _cycle_order(cycle, X.shape[0], rng)
-    best, last, n_up, ein_pocket, ein_pla = _pocket_core(X, y, order[None, :], max_updates, eta, w0)
-    return PocketResult(best[0], last[0], int(n_up[0]), ein_pocket[0], ein_pla[0])
+    best, last, n_up, ein_pocket, ein_pla = _pocket_one(X, y, order, max_updates, eta, w0)
+    return PocketResult(best, last, n_up, ein_pocket, ein_pla)
 
 
 def pocket_runs(X, y, *, n_runs, max_updates, eta=1.0, w0=None, rng=None):

@@ -77,6 +77,29 @@ def plot_data(X, y, *, ax=None, highlight=None, limits=(-1.05, 1.05)):
     return ax
 
 
+def boundary_segment(w, xlim, ylim):
+    """Two points of the line w0 + w1 x1 + w2 x2 = 0 spanning the box ``xlim`` x ``ylim``.
+
+    Returns ``(xs, ys)``, each of length 2, or None when w1 = w2 = 0 (no line at all).
+    The points lie on the box's left and right edges (or bottom and top for a steep
+    line); the axes clip what lies outside.
+
+    Examples
+    --------
+    >>> xs, ys = boundary_segment([0.0, 1.0, -1.0], (-1, 1), (-1, 1))
+    >>> xs.tolist(), ys.tolist()
+    ([-1.0, 1.0], [-1.0, 1.0])
+    """
+    w = np.asarray(w, dtype=float)
+    if w[1] == 0 and w[2] == 0:
+        return None
+    if abs(w[2]) >= abs(w[1]):
+        xs = np.array(xlim, dtype=float)
+        return xs, -(w[0] + w[1] * xs) / w[2]
+    ys = np.array(ylim, dtype=float)
+    return -(w[0] + w[2] * ys) / w[1], ys
+
+
 def plot_boundary(w, *, ax=None, color="black", linestyle="-", shade=True, label=None, normal=False):
     """Draw the line w0 + w1 x1 + w2 x2 = 0 and lightly shade its positive side.
 
@@ -106,17 +129,13 @@ def plot_boundary(w, *, ax=None, color="black", linestyle="-", shade=True, label
     w = check_vector(w, "w", length=3)
     ax = _axes(ax)
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    segment = boundary_segment(w, (x0, x1), (y0, y1))
     if shade:
         gx, gy = np.meshgrid(np.linspace(x0, x1, 160), np.linspace(y0, y1, 160))
         positive = (w[0] + w[1] * gx + w[2] * gy) > 0
         ax.contourf(gx, gy, positive.astype(float), levels=[0.5, 1.5], colors=[POSITIVE_COLOR], alpha=0.12, zorder=0)
-    if w[1] != 0 or w[2] != 0:
-        if abs(w[2]) >= abs(w[1]):
-            xs = np.array([x0, x1])
-            ys = -(w[0] + w[1] * xs) / w[2]
-        else:
-            ys = np.array([y0, y1])
-            xs = -(w[0] + w[2] * ys) / w[1]
+    if segment is not None:
+        xs, ys = segment
         ax.plot(xs, ys, color=color, linestyle=linestyle, linewidth=1.8, label=label, zorder=2)
         if normal:
             # foot of the perpendicular from the origin, then the direction (w1, w2)
@@ -167,11 +186,21 @@ def plot_pla_step(X, y, w_t, w_next, n, *, ax=None, t=None):
     yn = float(np.asarray(y, dtype=float)[n])
     arrows = [(w_t[1:], "grey", "$w_t$"), (yn * P[n], "tab:green", "$y_n x_n$"), (w_next[1:], "black", "$w_{t+1}$")]
     scale = max(1.0, max(np.linalg.norm(v) for v, _, _ in arrows) / 0.9)
+    placed = []
     for vec, color, text in arrows:
         if np.any(vec != 0):
             tip = vec / scale
             ax.annotate("", xy=tip, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=color, linewidth=1.6), zorder=5)
-            ax.annotate(text, xy=tip, color=color, fontsize=9, zorder=5)
+            # the label just beyond the tip; pushed sideways when an earlier label sits close by
+            out = tip / np.linalg.norm(tip)
+            offset = 14 * out
+            for other in placed:
+                if np.linalg.norm(other - tip) < 0.25:
+                    offset = offset + 13 * np.array([-out[1], out[0]])
+            placed.append(tip)
+            ax.annotate(text, xy=tip, xytext=tuple(offset), textcoords="offset points", color=color, fontsize=9,
+                        ha="center", va="center", zorder=5,
+                        bbox=dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.7))
     title = "correcting the mistake" if t is None else f"update {t + 1}: $w_{{{t + 1}}} = w_{{{t}}} + y_n x_n$"
     ax.set_title(title, fontsize=10)
     ax.legend(loc="lower left", fontsize=7, framealpha=0.8)
@@ -181,9 +210,11 @@ def plot_pla_step(X, y, w_t, w_next, n, *, ax=None, t=None):
 def plot_novikoff_check(check, *, axes=None):
     """Both sides of each inequality of the proof along one trajectory.
 
-    Three panels over t: w_f^T w_t / ||w_f|| against its lower bound t eta rho;
-    ||w_t||^2 against its upper bound t eta^2 R^2; and the cosine between w_f and w_t
-    against sqrt(t) rho / R. The last panel also marks T = R^2 / rho^2.
+    Three panels over t: w_f^T w_t / ||w_f|| against its lower bound t rho;
+    ||w_t||^2 against its upper bound t R^2; and the cosine between w_f and w_t
+    against sqrt(t) rho / R. The last panel also marks T = R^2 / rho^2. (The legends
+    name the bounds of PLA as in the lecture, eta = 1; a check made with another eta
+    draws t eta rho and t eta^2 R^2 under the same names.)
 
     Parameters
     ----------
@@ -212,10 +243,10 @@ def plot_novikoff_check(check, *, axes=None):
     rho_eta = (check.inner_lower[1] - check.inner[0]) if len(t) > 1 else 0.0
     r2_eta2 = (check.norm_sq_upper[1] - check.norm_sq[0]) if len(t) > 1 else 0.0
     axes[0].plot(t, check.inner, "o-", ms=3, label=r"$w_f^T w_t / \|w_f\|$")
-    axes[0].plot(t, t * rho_eta, "--", label=r"$t\,\eta\,\rho$ (lower bound)")
+    axes[0].plot(t, t * rho_eta, "--", label=r"$t\,\rho$ (lower bound)")
     axes[0].set_title("1. $w_t$ turns towards $w_f$", fontsize=10)
     axes[1].plot(t, check.norm_sq, "o-", ms=3, label=r"$\|w_t\|^2$")
-    axes[1].plot(t, t * r2_eta2, "--", label=r"$t\,\eta^2 R^2$ (upper bound)")
+    axes[1].plot(t, t * r2_eta2, "--", label=r"$t\,R^2$ (upper bound)")
     axes[1].set_title("2. but $\\|w_t\\|$ grows slowly", fontsize=10)
     axes[2].plot(t, check.cosine, "o-", ms=3, label="cosine($w_f$, $w_t$)")
     axes[2].plot(t, check.cosine_lower, "--", label=r"$\sqrt{t}\,\rho/R$")
@@ -277,6 +308,24 @@ def _bars(x, height, width, *, ax, color, label):
     return bars
 
 
+def format_probability(p):
+    """A probability (or a bound, which may exceed 1) as text that never rounds a small one to 0.
+
+    Examples
+    --------
+    >>> format_probability(0.33484), format_probability(0.0), format_probability(3.2e-9)
+    ('0.3348', '0', '3.2e-09')
+    >>> format_probability(1.6375)
+    '1.6375'
+    """
+    p = float(p)
+    if p == 0:
+        return "0"
+    if p < 1e-3:
+        return f"{p:.1e}"
+    return f"{p:.4f}"
+
+
 def plot_nu_histogram(nu, mu, n, eps, *, ax=None, color="tab:red"):
     """Histogram of sample red fractions nu, with the band mu +- eps and Hoeffding's bound.
 
@@ -306,13 +355,13 @@ def plot_nu_histogram(nu, mu, n, eps, *, ax=None, color="tab:red"):
     >>> [float(v) for v in ax.get_xlim()]
     [0.0, 1.0]
     """
-    from .hoeffding import deviation_probability, hoeffding_bound
+    from .hoeffding import deviates, deviation_probability, hoeffding_bound
 
     nu = check_vector(nu, "nu")
     ax = _axes(ax, figsize=(6, 3.4))
     values, counts = np.unique(np.round(nu * n).astype(int), return_counts=True)
     freq = counts / len(nu)
-    bad = np.abs(values / n - mu) > eps
+    bad = deviates(values / n, mu, eps)  # the very comparison that counts the bad samples
     width = 0.8 / n
     _bars(values[~bad] / n, freq[~bad], width, ax=ax, color="tab:grey", label="$|\\nu-\\mu| \\leq \\epsilon$")
     _bars(values[bad] / n, freq[bad], width, ax=ax, color=color, label="$|\\nu-\\mu| > \\epsilon$")
@@ -320,7 +369,7 @@ def plot_nu_histogram(nu, mu, n, eps, *, ax=None, color="tab:red"):
     ax.axvline(mu, color="black", linewidth=1.2, label="$\\mu$")
     p = deviation_probability(nu, mu, eps).p
     bound = hoeffding_bound(eps, n)
-    ax.set_title(f"N = {n}: P[|ν−μ| > ε] ≈ {p:.3f}   Hoeffding bound {min(bound, 1):.3f}"
+    ax.set_title(f"N = {n}: P[|ν−μ| > ε] ≈ {format_probability(p)}   Hoeffding bound {format_probability(bound)}"
                  + ("" if bound < 1 else " (≥ 1: says nothing)"), fontsize=10)
     ax.set_xlim(0, 1)
     ax.set_xlabel("$\\nu$ (red fraction in the sample)")
@@ -362,10 +411,11 @@ def plot_deviation_curves(samples, mu, n, *, eps=None, ax=None, n_hypotheses=Non
     for label, nu in samples.items():
         est = deviation_probability(nu, mu, eps)
         ax.step(eps, est.p, where="post", linewidth=1.8, label=label)
-    ax.plot(eps, np.minimum(hoeffding_bound(eps, n), 1.0), "k--", label="$2e^{-2\\epsilon^2 N}$")
+    # a bound above 1 says nothing about a probability: drawn at 1, and the legend says so
+    ax.plot(eps, np.minimum(hoeffding_bound(eps, n), 1.0), "k--", label="$\\min(1, 2e^{-2\\epsilon^2 N})$")
     if n_hypotheses:
         ax.plot(eps, np.minimum(hoeffding_bound(eps, n, n_hypotheses=n_hypotheses), 1.0), "k:",
-                label=f"$2Me^{{-2\\epsilon^2 N}}$, M = {n_hypotheses:,}")
+                label=f"$\\min(1, 2Me^{{-2\\epsilon^2 N}})$, M = {n_hypotheses:,}")
     ax.set_xlabel("$\\epsilon$")
     ax.set_ylabel("$P[|\\nu-\\mu| > \\epsilon]$")
     ax.set_ylim(0, 1.05)

@@ -36,7 +36,7 @@ __all__ = [
     "linear_regression", "pseudo_inverse", "hat_matrix", "squared_error", "linear_classifier",
     "poly_powers", "poly_feature_names", "poly_transform", "circle_target", "make_circle_data",
     "theta", "predict_probability", "cross_entropy_error", "cross_entropy_gradient",
-    "logistic_regression", "logistic_sgd_epoch", "logistic_sgd_runs",
+    "logistic_regression", "logistic_sgd_epoch", "logistic_sgd_runs", "gradient_descent_path", "sgd_path",
     "LogisticResult", "LogisticRunsResult",
 ]
 
@@ -684,6 +684,88 @@ def logistic_regression(X, y, *, method="gd", eta=0.1, tol=1e-6, max_epochs=10_0
                 converged = True
                 break
     return LogisticResult(w, epoch, np.array(ein), converged)
+
+
+def gradient_descent_path(X, y, *, eta, n_steps, w0=None):
+    """Every weight vector batch gradient descent visits on the cross-entropy error.
+
+    The same steps as ``logistic_regression(method="gd", tol=0)``, kept one by one so
+    that a picture can draw the path across the error surface.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, d + 1)
+    y : array-like of shape (N,)
+        Labels +1 or -1.
+    eta : float
+        Learning rate (> 0).
+    n_steps : int
+        Number of steps (one per epoch).
+    w0 : array-like of shape (d + 1,) or None
+        Starting weights; zeros when None.
+
+    Returns
+    -------
+    ndarray of shape (n_steps + 1, d + 1)
+        ``path[k]`` is the weights after k steps; ``path[0]`` is ``w0``.
+
+    Examples
+    --------
+    >>> path = gradient_descent_path([[1.0, 2.0], [1.0, -1.0]], [1, -1], eta=0.5, n_steps=3)
+    >>> path.shape, path[0].tolist()
+    ((4, 2), [0.0, 0.0])
+    """
+    X, y = check_Xy(X, y)
+    eta, _, n_steps, w = _check_fit_options(eta, 0.0, n_steps, w0, X.shape[1])
+    path = np.empty((n_steps + 1, X.shape[1]))
+    path[0] = w
+    with np.errstate(under="ignore"):
+        for k in range(n_steps):
+            w = w - eta * _ein_and_gradient(w, X, y)[1]
+            path[k + 1] = w
+    return path
+
+
+def sgd_path(X, y, *, eta, orders, w0=None):
+    """Every weight vector stochastic gradient descent visits, one example at a time.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, d + 1)
+    y : array-like of shape (N,)
+        Labels +1 or -1.
+    eta : float
+        Learning rate (> 0).
+    orders : array-like of int, shape (n_epochs, N) or (n_steps,)
+        The examples visited, epoch after epoch (each row usually a permutation).
+    w0 : array-like of shape (d + 1,) or None
+        Starting weights; zeros when None.
+
+    Returns
+    -------
+    ndarray of shape (n_steps + 1, d + 1)
+        ``path[k]`` is the weights after k single-example steps; with orders of shape
+        (n_epochs, N), ``path[e * N]`` is where epoch e ends, the weights
+        :func:`logistic_sgd_epoch` returns.
+
+    Examples
+    --------
+    >>> sgd_path([[1.0, 2.0], [1.0, -1.0]], [1, -1], eta=0.1, orders=[[0, 1]])[1].tolist()
+    [0.05, 0.1]
+    """
+    X, y = check_Xy(X, y)
+    eta, _, _, w = _check_fit_options(eta, 0.0, 1, w0, X.shape[1])
+    visits = _check_order(np.ravel(np.asarray(orders)), X.shape[0])
+    Xo, yo = X[visits], y[visits]
+    path = np.empty((len(visits) + 1, X.shape[1]))
+    path[0] = w
+    w = w.copy()
+    for k, (x, t) in enumerate(zip(Xo, yo)):
+        z = t * float(x @ w)
+        p = math.exp(-z) / (1.0 + math.exp(-z)) if z > 0.0 else 1.0 / (1.0 + math.exp(z))
+        w += (eta * t * p) * x
+        path[k + 1] = w
+    return path
 
 
 def logistic_sgd_runs(X, y, *, eta=0.1, tol=1e-6, max_epochs=10_000, w0=None, rng=None):

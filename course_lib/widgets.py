@@ -17,7 +17,18 @@ from . import plotting
 from ._validation import check_labels, check_Xy
 from .perceptron import error_rate, pla
 
-__all__ = ["PLAStepper", "PerceptronExplorer", "BinExplorer"]
+__all__ = ["PLAStepper", "PerceptronExplorer", "BinExplorer", "OutlierRegression", "HatProjection",
+           "WeightDecayExplorer", "DescentExplorer", "PocketExplorer", "MarginExplorer"]
+
+
+SLIDER_LAYOUT = {"width": "460px"}
+SLIDER_STYLE = {"description_width": "90px"}
+
+
+def _slider(cls, **options):
+    """A slider wide enough to hit a value with the mouse; its number can be clicked and typed over."""
+    options.setdefault("continuous_update", True)
+    return cls(layout=widgets.Layout(**SLIDER_LAYOUT), style=SLIDER_STYLE, **options)
 
 
 class _FigureWidget:
@@ -28,6 +39,7 @@ class _FigureWidget:
         FigureCanvasAgg(self.fig)  # drawn by Agg directly: no canvas switch on every redraw
         self.ax = self.fig.add_subplot()
         self.ax.set_title("", y=1.0)  # titles sit at the top: not placed by measuring the axes on every draw
+        self.fig.subplots_adjust(left=0.15, right=0.96, bottom=0.11, top=0.93)  # room for the x2 label
         self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{int(figsize[0] * dpi)}px"))
         self.status = widgets.HTML()
         self.n_draws = 0
@@ -105,7 +117,7 @@ class PLAStepper(_FigureWidget):
         self.X, self.y = X, y
         self.result = pla(X, y, cycle=cycle, max_updates=max_updates, rng=rng)
         T = self.result.n_updates
-        self.slider = widgets.IntSlider(value=0, min=0, max=T, description="step t", continuous_update=True)
+        self.slider = _slider(widgets.IntSlider, value=0, min=0, max=T, description="step t")
         self.prev_button = widgets.Button(description="◀ back", layout=widgets.Layout(width="90px"))
         self.next_button = widgets.Button(description="next ▶", layout=widgets.Layout(width="90px"))
         self.prev_button.on_click(lambda _: self._move(-1))
@@ -188,13 +200,12 @@ class PerceptronExplorer(_FigureWidget):
         if w.shape != (3,) or np.any(np.abs(w) > limit):
             raise ValueError(f"w must be 3 numbers within [-{limit}, {limit}]; got {w!r}")
         self.sliders = [
-            widgets.FloatSlider(value=float(v), min=-limit, max=limit, step=0.05, description=f"w{i}",
-                                continuous_update=True)
+            _slider(widgets.FloatSlider, value=float(v), min=-limit, max=limit, step=0.05, description=f"w{i}")
             for i, v in enumerate(w)
         ]
         for s in self.sliders:
             s.observe(lambda _: self.draw(), names="value")
-        self.widget = widgets.VBox([widgets.HBox([widgets.VBox(self.sliders), self.status]), self.image])
+        self.widget = widgets.VBox([widgets.VBox(self.sliders), self.status, self.image])
         self.n_errors = None
         self.draw()
 
@@ -265,13 +276,13 @@ class BinExplorer(_FigureWidget):
         super().__init__(figsize=(6.4, 3.6))
         self.rng = np.random.default_rng(rng)
         self.n_samples = n_samples
-        self.mu_slider = widgets.FloatSlider(value=mu, min=0.0, max=1.0, step=0.01, description="μ")
-        self.n_slider = widgets.IntSlider(value=n, min=1, max=500, description="N")
-        self.eps_slider = widgets.FloatSlider(value=eps, min=0.01, max=0.5, step=0.01, description="ε")
+        self.mu_slider = _slider(widgets.FloatSlider, value=mu, min=0.0, max=1.0, step=0.01, description="μ")
+        self.n_slider = _slider(widgets.IntSlider, value=n, min=1, max=500, description="N")
+        self.eps_slider = _slider(widgets.FloatSlider, value=eps, min=0.01, max=0.5, step=0.01, description="ε")
         self.mu_slider.observe(lambda _: self._resample(), names="value")
         self.n_slider.observe(lambda _: self._resample(), names="value")
         self.eps_slider.observe(lambda _: self.draw(), names="value")
-        controls = widgets.HBox([self.mu_slider, self.n_slider, self.eps_slider])
+        controls = widgets.VBox([self.mu_slider, self.n_slider, self.eps_slider])
         self.widget = widgets.VBox([controls, self.image, self.status])
         self._resample()
 
@@ -290,8 +301,694 @@ class BinExplorer(_FigureWidget):
         if self.n_draws == 0:  # margins fitted to the labels once; refitting costs as much as drawing
             self.fig.tight_layout()
         self._render()
-        verdict = "below the bound, as Hoeffding promises" if self.probability <= self.bound else "ABOVE the bound"
+        fmt = plotting.format_probability
+        if self.bound >= 1:
+            verdict = "a bound of 1 or more says nothing about a probability"
+        elif self.probability <= self.bound:
+            verdict = "below the bound, as Hoeffding promises"
+        else:
+            verdict = "ABOVE the bound"
+        n_bad = int(round(self.probability * self.n_samples))
         self.status.value = (
-            f"{self.n_samples:,} samples of N = {n}: <b>{self.probability:.4f}</b> of them have |ν − μ| > {eps:.2f}; "
-            f"Hoeffding's bound is <b>{self.bound:.4f}</b> ({verdict})"
+            f"{n_bad:,} of {self.n_samples:,} samples of N = {n} (<b>{fmt(self.probability)}</b>) have "
+            f"|ν − μ| > {eps:.2f}; Hoeffding's bound is <b>{fmt(self.bound)}</b> ({verdict})"
+        )
+
+
+# --- Widgets that redraw only what moves ---------------------------------------------------
+
+class _LiveFigure(_FigureWidget):
+    """A figure whose fixed parts are drawn once; a redraw only moves the artists that change.
+
+    Subclasses draw the background in ``__init__`` and update their own artists
+    (``set_data``, ``set_segments``) in ``draw``, which costs far less than drawing
+    the data again on every move.
+    """
+
+    def __init__(self, figsize, ncols=1, dpi=80, **subplot_kw):
+        self.fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(self.fig)
+        self.axes = [self.fig.add_subplot(1, ncols, k + 1, **subplot_kw) for k in range(ncols)]
+        self.ax = self.axes[0]
+        self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{int(figsize[0] * dpi)}px"))
+        self.status = widgets.HTML()
+        self.n_draws = 0
+
+
+def _check_points_1d(x, name):
+    from ._validation import check_vector
+
+    return check_vector(x, name)
+
+
+class OutlierRegression(_LiveFigure):
+    """Least squares with one point you move: watch a single outlier drag the line.
+
+    The data (x_n, y_n) stay put; one extra point, the outlier, sits where the two
+    sliders put it. The widget fits the least-squares line to all points, draws it
+    with its residuals, and keeps the line fitted without the outlier (dashed) for
+    comparison. The status line gives both lines' weights, E_in, and the outlier's
+    leverage H_nn, the diagonal entry of the hat matrix: how strongly its own y pulls
+    its own prediction.
+
+    Parameters
+    ----------
+    x, y : array-like of shape (N,)
+        The fixed data, one input.
+    outlier : (float, float), default=(0.8, -2.0)
+        The outlier's starting position (x, y).
+    xlim, ylim : (float, float)
+        The picture, and the sliders' ranges.
+
+    Attributes
+    ----------
+    x_slider, y_slider : ipywidgets.FloatSlider
+        The outlier's position.
+    w, w_without : ndarray of shape (2,)
+        The least-squares weights (w0, w1) with and without the outlier.
+    leverage : float
+        The outlier's H_nn.
+    e_in : float
+        Mean squared residual of the line over all points, outlier included.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> box = OutlierRegression([-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0], outlier=(0.0, 0.0))
+    >>> np.round(box.w, 6).tolist()
+    [0.0, 1.0]
+    >>> box.y_slider.value = 2.0
+    >>> round(float(box.w[0]), 6)  # the outlier at x = 0 lifts the whole line by 2/4
+    0.5
+    """
+
+    def __init__(self, x, y, *, outlier=(0.8, -2.0), xlim=(-1.2, 1.2), ylim=(-3.0, 3.0)):
+        from matplotlib.collections import LineCollection
+
+        from .regression import linear_regression
+
+        x = _check_points_1d(x, "x")
+        y = _check_points_1d(y, "y")
+        if len(x) != len(y) or len(x) < 2:
+            raise ValueError(f"x and y must have the same length, at least 2; got {len(x)} and {len(y)}")
+        ox, oy = (float(v) for v in outlier)
+        if not (xlim[0] <= ox <= xlim[1] and ylim[0] <= oy <= ylim[1]):
+            raise ValueError(f"outlier must lie within xlim {xlim} and ylim {ylim}; got {outlier!r}")
+        super().__init__(figsize=(6.0, 4.0))
+        self.x, self.y = x, y
+        self.w_without = linear_regression(np.column_stack([np.ones(len(x)), x]), y)
+        self.x_slider = _slider(widgets.FloatSlider, value=ox, min=xlim[0], max=xlim[1], step=0.05,
+                                description="outlier x")
+        self.y_slider = _slider(widgets.FloatSlider, value=oy, min=ylim[0], max=ylim[1], step=0.1,
+                                description="outlier y")
+        ax = self.ax
+        ax.set_xlim(*xlim)
+        ax.set_ylim(*ylim)
+        ax.set_xlabel("$x$")
+        ax.set_ylabel("$y$")
+        xs = np.array(xlim, dtype=float)
+        ax.plot(xs, self.w_without[0] + self.w_without[1] * xs, color="tab:grey", linestyle="--", linewidth=1.5,
+                label="fit without the outlier")
+        self._residuals = LineCollection([], colors="tab:red", linewidths=1, alpha=0.6, label="residual")
+        ax.add_collection(self._residuals, autolim=False)
+        ax.scatter(x, y, s=18, color="black", zorder=3, label="data")
+        (self._line,) = ax.plot(xs, xs * 0, color=plotting.POSITIVE_COLOR, linewidth=2, label="least-squares fit")
+        (self._outlier,) = ax.plot([ox], [oy], "o", color="tab:red", markersize=9, zorder=4, label="outlier")
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        self.fig.subplots_adjust(left=0.1, right=0.68, bottom=0.13, top=0.97)
+        self._xs = xs
+        self.x_slider.observe(lambda _: self.draw(), names="value")
+        self.y_slider.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.x_slider, self.y_slider, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Refit with the outlier where the sliders put it, and redraw."""
+        from .regression import linear_regression
+
+        ox, oy = self.x_slider.value, self.y_slider.value
+        x_all, y_all = np.append(self.x, ox), np.append(self.y, oy)
+        X = np.column_stack([np.ones(len(x_all)), x_all])
+        self.w = linear_regression(X, y_all)
+        fit = X @ self.w
+        self.e_in = float(np.mean((fit - y_all) ** 2))
+        centred = x_all - x_all.mean()
+        self.leverage = float(1 / len(x_all) + centred[-1] ** 2 / np.dot(centred, centred))
+        self._line.set_ydata(self.w[0] + self.w[1] * self._xs)
+        self._outlier.set_data([ox], [oy])
+        self._residuals.set_segments(np.stack([np.column_stack([x_all, y_all]), np.column_stack([x_all, fit])], axis=1))
+        self._render()
+        self.status.value = (
+            f"with the outlier: w = ({self.w[0]:+.2f}, {self.w[1]:+.2f}), E<sub>in</sub> = {self.e_in:.3f}; "
+            f"without it: w = ({self.w_without[0]:+.2f}, {self.w_without[1]:+.2f})<br>"
+            f"the outlier's leverage H<sub>nn</sub> = <b>{self.leverage:.3f}</b> "
+            f"(its prediction moves by {self.leverage:.3f} for every unit its y moves)"
+        )
+
+
+class HatProjection(_LiveFigure):
+    """The hat matrix as a projection, for N = 3 examples and the line w0 + w1 x.
+
+    The target vector y = (y1, y2, y3) is a point of R^3 (three sliders). Every
+    prediction vector X w lies in the plane spanned by the two columns of X, the
+    ones (1, 1, 1) and the inputs (x1, x2, x3). The fit y_hat = H y is the foot of the
+    perpendicular from y to that plane, and the residual y - y_hat is that
+    perpendicular.
+
+    Parameters
+    ----------
+    x : array-like of shape (3,), default=(-1.0, 0.2, 1.0)
+        The three inputs (not all equal).
+    y : array-like of shape (3,), default=(-0.5, 1.2, 0.4)
+        Starting targets, each within [-2, 2].
+
+    Attributes
+    ----------
+    sliders : list of three ipywidgets.FloatSlider
+        y1, y2, y3.
+    H : ndarray of shape (3, 3)
+    y_hat, residual : ndarray of shape (3,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> box = HatProjection()
+    >>> box.sliders[1].value = 2.0
+    >>> bool(np.allclose(box.H @ box.y_hat, box.y_hat)), bool(abs(box.residual.sum()) < 1e-12)
+    (True, True)
+    """
+
+    def __init__(self, x=(-1.0, 0.2, 1.0), y=(-0.5, 1.2, 0.4)):
+        from .regression import hat_matrix
+
+        x = np.asarray(x, dtype=float)
+        y = np.asarray(y, dtype=float)
+        if x.shape != (3,) or y.shape != (3,) or not np.all(np.isfinite(x)) or np.ptp(x) == 0:
+            raise ValueError(f"x must be 3 finite inputs, not all equal, and y 3 targets; got x={x!r}, y={y!r}")
+        if np.any(np.abs(y) > 2):
+            raise ValueError(f"y must lie within [-2, 2]; got {y!r}")
+        super().__init__(figsize=(5.6, 4.6), projection="3d")
+        self.X = np.column_stack([np.ones(3), x])
+        self.H = hat_matrix(self.X)
+        self.sliders = [_slider(widgets.FloatSlider, value=float(v), min=-2.0, max=2.0, step=0.05,
+                                description=f"y{i + 1}") for i, v in enumerate(y)]
+        ax = self.ax
+        # the column space: a patch of the plane s (1, 1, 1) + t x, drawn once
+        c0, c1 = self.X[:, 0], self.X[:, 1] - self.X[:, 1].mean()   # orthogonal directions in the plane
+        s, t = np.meshgrid(np.linspace(-1.6, 1.6, 2), np.linspace(-2.4, 2.4, 2) / np.linalg.norm(c1) * np.sqrt(3))
+        P = s[..., None] * c0 + t[..., None] * c1
+        ax.plot_surface(P[..., 0], P[..., 1], P[..., 2], color=plotting.POSITIVE_COLOR, alpha=0.15, linewidth=0)
+        for col, name in [(self.X[:, 0], "column 1s"), (self.X[:, 1], "column x")]:
+            ax.plot([0, col[0]], [0, col[1]], [0, col[2]], color=plotting.POSITIVE_COLOR, linewidth=1.5)
+            ax.text(*col, name, fontsize=8, color=plotting.POSITIVE_COLOR)
+        (self._y,) = ax.plot([0, 0], [0, 0], [0, 0], color="black", linewidth=2, marker="o", markevery=[1],
+                             label="y")
+        (self._yhat,) = ax.plot([0, 0], [0, 0], [0, 0], color="tab:orange", linewidth=2, marker="o", markevery=[1],
+                                label="ŷ = H y")
+        (self._res,) = ax.plot([0, 0], [0, 0], [0, 0], color="tab:red", linestyle="--", linewidth=1.5,
+                               label="y − ŷ")
+        lim = (-2.5, 2.5)
+        ax.set_xlim(*lim)
+        ax.set_ylim(*lim)
+        ax.set_zlim(*lim)
+        ax.set_xlabel("example 1")
+        ax.set_ylabel("example 2")
+        ax.set_zlabel("example 3")
+        ax.view_init(elev=18, azim=-62)
+        ax.legend(fontsize=8, loc="upper left")
+        self.fig.subplots_adjust(left=0.0, right=0.95, bottom=0.02, top=1.0)
+        for sl in self.sliders:
+            sl.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([*self.sliders, self.image, self.status])
+        self.draw()
+
+    @property
+    def y(self):
+        """The current targets (y1, y2, y3)."""
+        return np.array([s.value for s in self.sliders])
+
+    def draw(self):
+        """Project the current y and redraw."""
+        y = self.y
+        self.y_hat = self.H @ y
+        self.residual = y - self.y_hat
+        self._y.set_data_3d([0, y[0]], [0, y[1]], [0, y[2]])
+        self._yhat.set_data_3d([0, self.y_hat[0]], [0, self.y_hat[1]], [0, self.y_hat[2]])
+        self._res.set_data_3d([y[0], self.y_hat[0]], [y[1], self.y_hat[1]], [y[2], self.y_hat[2]])
+        self._render()
+        fmt = lambda v: "(" + ", ".join(f"{a:+.2f}" for a in v) + ")"  # noqa: E731
+        orth = np.abs(self.X.T @ self.residual).max()
+        self.status.value = (
+            f"y = {fmt(y)} &nbsp; ŷ = H y = {fmt(self.y_hat)} &nbsp; y − ŷ = {fmt(self.residual)}<br>"
+            f"largest |(column of X) · (y − ŷ)| = {orth:.1e} (the residual is perpendicular to the plane); "
+            f"E<sub>in</sub> = ‖y − ŷ‖²/3 = <b>{np.dot(self.residual, self.residual) / 3:.3f}</b>; "
+            f"trace H = {np.trace(self.H):.2f}"
+        )
+
+
+class WeightDecayExplorer(_LiveFigure):
+    """Weight decay's lambda against E_in and E_out, with the learned curve on the data.
+
+    Fits ``linear_classifier(Z, y, weight_decay=lam)`` on the polynomial features of
+    the training points for every lambda of the slider (a log scale), once, and shows
+    for the current lambda the decision curve over the training data (left) and where
+    it sits on the E_in and E_out curves (right).
+
+    Parameters
+    ----------
+    X, y : training points of shape (N, 2) and labels +1 / -1
+    X_test, y_test : fresh points from the same target, for E_out
+    degree : int, default=6
+        The polynomial transform's degree.
+    lam : float, default=1e-4
+        The starting lambda (moved to the nearest slider value).
+    exponents : (float, float, float), default=(-4, 2, 0.25)
+        The slider's lambda runs over 10**min ... 10**max in steps of ``step`` in the exponent.
+
+    Attributes
+    ----------
+    slider : ipywidgets.FloatLogSlider
+    lambdas, e_in_curve, e_out_curve : ndarray
+        Every lambda of the slider and the 0/1 errors of its fit.
+    w : ndarray
+        The weights for the current lambda.
+    e_in, e_out : float
+
+    Examples
+    --------
+    >>> import course_lib as cl
+    >>> X, y = cl.make_circle_data(30, rng=0)
+    >>> Xt, yt = cl.make_circle_data(200, rng=1)
+    >>> box = WeightDecayExplorer(X, y, Xt, yt, degree=4)
+    >>> box.slider.value = 1.0
+    >>> box.e_in == cl.error_rate(box.w, cl.poly_transform(X, degree=4), y)
+    True
+    """
+
+    def __init__(self, X, y, X_test, y_test, *, degree=6, lam=1e-4, exponents=(-4, 2, 0.25)):
+        from matplotlib.collections import LineCollection
+
+        from .perceptron import error_rate as err
+        from .regression import linear_classifier, poly_transform
+
+        P = plotting._points_2d(X)
+        y = check_labels(y, "y", n_samples=P.shape[0])
+        Pt = plotting._points_2d(X_test)
+        y_test = check_labels(y_test, "y_test", n_samples=Pt.shape[0])
+        lo, hi, step = (float(v) for v in exponents)
+        if not (hi > lo and step > 0):
+            raise ValueError(f"exponents must be (min, max, step) with max > min and step > 0; got {exponents!r}")
+        super().__init__(figsize=(9.6, 4.0), ncols=2)
+        self.degree = degree
+        self.transform = lambda Q: poly_transform(Q, degree=degree)
+        Z, Zt = self.transform(P), self.transform(Pt)
+        self.lambdas = 10.0 ** np.arange(lo, hi + step / 2, step)
+        self._weights = [linear_classifier(Z, y, weight_decay=lam_) for lam_ in self.lambdas]
+        self.e_in_curve = np.array([err(w, Z, y) for w in self._weights])
+        self.e_out_curve = np.array([err(w, Zt, y_test) for w in self._weights])
+        start = float(self.lambdas[np.argmin(np.abs(np.log10(self.lambdas) - np.log10(lam)))])
+        self.slider = _slider(widgets.FloatLogSlider, value=start, base=10, min=lo, max=hi, step=step,
+                              description="λ", readout_format=".1e")
+        left, right = self.axes
+        plotting.plot_data(P, y, ax=left)
+        g = np.linspace(-1.05, 1.05, 120)
+        self._gx, self._gy = np.meshgrid(g, g)
+        self._grid_features = self.transform(np.column_stack([self._gx.ravel(), self._gy.ravel()]))
+        self._curve = LineCollection([], colors="black", linewidths=1.8, label=f"degree {degree} fit")
+        left.add_collection(self._curve, autolim=False)
+        theta_ = np.linspace(0, 2 * np.pi, 200)
+        left.plot(np.sqrt(0.6) * np.cos(theta_), np.sqrt(0.6) * np.sin(theta_), color="tab:green", linestyle=":",
+                  linewidth=1.5, label="target circle")
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.12), ncol=2)
+        right.semilogx(self.lambdas, self.e_in_curve, "o-", ms=3, color="tab:blue", label="$E_{in}$")
+        right.semilogx(self.lambdas, self.e_out_curve, "s-", ms=3, color="tab:red", label="$E_{out}$")
+        self._marker = right.axvline(start, color="black", linewidth=1)
+        right.set_xlabel("λ (weight decay)")
+        right.set_ylabel("0/1 error")
+        right.set_ylim(0, max(0.55, float(self.e_out_curve.max()) + 0.05))
+        right.legend(fontsize=8, loc="upper left")
+        self.fig.subplots_adjust(left=0.06, right=0.98, bottom=0.26, top=0.92, wspace=0.28)
+        self.slider.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.slider, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Show the fit for the current lambda."""
+        k = int(np.argmin(np.abs(np.log10(self.lambdas) - np.log10(self.slider.value))))
+        lam = float(self.lambdas[k])
+        self.w = self._weights[k]
+        self.e_in, self.e_out = float(self.e_in_curve[k]), float(self.e_out_curve[k])
+        score = (self._grid_features @ self.w).reshape(self._gx.shape)
+        segments = []
+        if score.min() < 0 < score.max():
+            import contourpy
+
+            gen = contourpy.contour_generator(self._gx, self._gy, score)
+            segments = gen.lines(0.0)
+        self._curve.set_segments(segments)
+        self._marker.set_xdata([lam, lam])
+        self.axes[0].set_title(f"λ = {lam:.1e}: the curve w·Φ(x) = 0", fontsize=10)
+        self.axes[1].set_title(f"E_in = {self.e_in:.2f}, E_out = {self.e_out:.2f}", fontsize=10)
+        self._render()
+        self.status.value = (
+            f"λ = <b>{lam:.1e}</b>: E<sub>in</sub> = <b>{self.e_in:.3f}</b>, E<sub>out</sub> = <b>{self.e_out:.3f}</b>, "
+            f"‖w‖ = {np.linalg.norm(self.w):.3g} ({len(self.w)} weights)"
+        )
+
+
+class DescentExplorer(_LiveFigure):
+    """Gradient descent against SGD on the cross-entropy error surface, with a learning-rate slider.
+
+    Logistic regression with two weights and no bias, so the error E_in(w1, w2) is a
+    surface over the plane, drawn as contour lines. Both methods start at w = 0 and
+    run the same number of epochs: GD takes one step per epoch, SGD one step per
+    example (in fixed random orders, drawn once, so only eta changes between moves).
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2)
+        Inputs (no x0 column: the weights are (w1, w2)).
+    y : array-like of shape (N,)
+        Labels +1 / -1.
+    eta : float, default=0.5
+    epochs : int, default=5
+    max_epochs : int, default=30
+    wlim : float, default=4.0
+        The picture shows w1, w2 in [-wlim, wlim].
+    rng : None, int or numpy.random.Generator
+        The SGD orders.
+
+    Attributes
+    ----------
+    eta_slider : ipywidgets.FloatLogSlider
+    epoch_slider : ipywidgets.IntSlider
+    gd, sgd : ndarray
+        The weights visited: GD after each epoch, SGD after each single step.
+    ein_gd, ein_sgd : float
+        E_in where each method is after the chosen number of epochs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.2], [-0.8, 0.5], [0.3, -1.0], [-0.2, -0.4]])
+    >>> box = DescentExplorer(X, [1, -1, 1, -1], rng=0)
+    >>> box.gd.shape, box.sgd.shape
+    ((6, 2), (21, 2))
+    """
+
+    def __init__(self, X, y, *, eta=0.5, epochs=5, max_epochs=30, wlim=4.0, rng=None):
+        from .regression import cross_entropy_error
+
+        X, y = check_Xy(X, y)
+        if X.shape[1] != 2:
+            raise ValueError(f"X must have 2 columns (the weights are (w1, w2), no bias); got {X.shape[1]}")
+        if not 1 <= epochs <= max_epochs:
+            raise ValueError(f"epochs must be within [1, max_epochs={max_epochs}]; got {epochs!r}")
+        super().__init__(figsize=(8.4, 4.2), ncols=2)
+        self.X, self.y = X, y
+        rng = np.random.default_rng(rng)
+        self.orders = np.array([rng.permutation(len(y)) for _ in range(max_epochs)])
+        self.eta_slider = _slider(widgets.FloatLogSlider, value=eta, base=10, min=-2, max=1.3, step=0.1,
+                                  description="η", readout_format=".3g")
+        self.epoch_slider = _slider(widgets.IntSlider, value=epochs, min=1, max=max_epochs, description="epochs")
+        left, right = self.axes
+        g = np.linspace(-wlim, wlim, 90)
+        W1, W2 = np.meshgrid(g, g)
+        W = np.column_stack([W1.ravel(), W2.ravel()])
+        E = np.mean(np.logaddexp(0.0, -(W @ X.T) * y), axis=1).reshape(W1.shape)
+        left.contour(W1, W2, E, levels=np.quantile(E, np.linspace(0.02, 0.9, 12)), colors="tab:grey",
+                     linewidths=0.8)
+        from .regression import logistic_regression
+
+        best = logistic_regression(X, y, eta=1.0, tol=1e-9, max_epochs=20_000).w
+        self.ein_min = cross_entropy_error(best, X, y)
+        left.plot(*best, "*", color="black", ms=12, label="minimum of $E_{in}$")
+        (self._sgd,) = left.plot([], [], "-", color="tab:orange", linewidth=0.8, alpha=0.8, label="SGD (every step)")
+        (self._gd,) = left.plot([], [], "o-", color=plotting.POSITIVE_COLOR, ms=3, linewidth=1.5, label="GD")
+        left.set_xlim(-wlim, wlim)
+        left.set_ylim(-wlim, wlim)
+        left.set_xlabel("$w_1$")
+        left.set_ylabel("$w_2$")
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.13), ncol=3)
+        (self._gd_curve,) = right.plot([], [], "o-", ms=3, color=plotting.POSITIVE_COLOR, label="GD")
+        (self._sgd_curve,) = right.plot([], [], "s-", ms=3, color="tab:orange", label="SGD")
+        right.axhline(self.ein_min, color="black", linestyle=":", linewidth=1, label="minimum")
+        right.set_xlim(0, max_epochs)
+        right.set_yscale("log")
+        right.set_xlabel("epoch")
+        right.set_ylabel("$E_{in}$ (cross-entropy)")
+        right.legend(fontsize=8, loc="upper right")
+        self.fig.subplots_adjust(left=0.08, right=0.98, bottom=0.27, top=0.93, wspace=0.3)
+        self.eta_slider.observe(lambda _: self.draw(), names="value")
+        self.epoch_slider.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.eta_slider, self.epoch_slider, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Rerun both methods for the current eta and number of epochs, and redraw."""
+        from .regression import cross_entropy_error, gradient_descent_path, sgd_path
+
+        eta, k = float(self.eta_slider.value), int(self.epoch_slider.value)
+        n = len(self.y)
+        with np.errstate(over="ignore", under="ignore"):
+            self.gd = gradient_descent_path(self.X, self.y, eta=eta, n_steps=k)
+            self.sgd = sgd_path(self.X, self.y, eta=eta, orders=self.orders[:k])
+        ends = self.sgd[::n]
+        gd_curve = [cross_entropy_error(w, self.X, self.y) for w in self.gd]
+        sgd_curve = [cross_entropy_error(w, self.X, self.y) for w in ends]
+        self.ein_gd, self.ein_sgd = gd_curve[-1], sgd_curve[-1]
+        self._gd.set_data(self.gd[:, 0], self.gd[:, 1])
+        self._sgd.set_data(self.sgd[:, 0], self.sgd[:, 1])
+        self._gd_curve.set_data(np.arange(k + 1), gd_curve)
+        self._sgd_curve.set_data(np.arange(k + 1), sgd_curve)
+        right = self.axes[1]
+        top = max(max(gd_curve), max(sgd_curve))
+        right.set_ylim(self.ein_min * 0.9, max(top * 1.2, self.ein_min * 1.5))
+        self.axes[0].set_title(f"η = {eta:.3g}, {k} epochs: paths from w = 0", fontsize=10)
+        self._render()
+        self.status.value = (
+            f"after {k} epochs at η = <b>{eta:.3g}</b>: GD made {k} steps, E<sub>in</sub> = <b>{self.ein_gd:.4f}</b>; "
+            f"SGD made {k * n} steps, E<sub>in</sub> = <b>{self.ein_sgd:.4f}</b>; "
+            f"the minimum is {self.ein_min:.4f}"
+        )
+
+
+class PocketExplorer(_LiveFigure):
+    """Digits 1 against 5: PLA's line and pocket's line after t updates, with a slider for t.
+
+    Runs PLA once over a fixed random cycle for ``max_updates`` updates. After t
+    updates PLA holds w_t; pocket holds the w_s (s <= t) with the fewest training
+    mistakes (the first such, as pocket only swaps for a strictly better line). The
+    left picture shows both lines over the training features, the right one E_in of
+    both along the run with the current t marked.
+
+    Parameters
+    ----------
+    X, y : array-like, shapes (N, 2) and (N,)
+        Training features (e.g. intensity, symmetry) and labels +1 / -1.
+    X_test, y_test : array-like
+        Test features and labels, for E_test.
+    max_updates : int, default=1000
+    names : (str, str), default=("1", "5")
+        What +1 and -1 stand for, for the legend.
+    axis_labels : (str, str), default=("average intensity", "symmetry")
+    rng : None, int or numpy.random.Generator
+        The visiting order.
+
+    Attributes
+    ----------
+    slider : ipywidgets.IntSlider
+        The number of updates t.
+    trajectory : ndarray of shape (T + 1, 3)
+        PLA's weights after every update.
+    w_pla, w_pocket : ndarray of shape (3,)
+        The two lines after t updates.
+    errors : dict
+        ``{"PLA": (E_in, E_test), "pocket": (E_in, E_test)}`` after t updates.
+
+    Examples
+    --------
+    >>> import course_lib as cl
+    >>> X, y, _ = cl.make_noisy(60, 2, noise=0.1, rng=0)
+    >>> box = PocketExplorer(X, y, X, y, max_updates=50, rng=0)
+    >>> box.slider.value = 50
+    >>> box.errors["pocket"][0] <= box.errors["PLA"][0]
+    True
+    """
+
+    def __init__(self, X, y, X_test, y_test, *, max_updates=1000, names=("1", "5"),
+                 axis_labels=("average intensity", "symmetry"), rng=None):
+        from .perceptron import add_bias
+
+        P = plotting._points_2d(X)
+        y = check_labels(y, "y", n_samples=P.shape[0])
+        Pt = plotting._points_2d(X_test)
+        y_test = check_labels(y_test, "y_test", n_samples=Pt.shape[0])
+        super().__init__(figsize=(9.6, 4.0), ncols=2)
+        self.names = names
+        Xb, Xt = add_bias(P), add_bias(Pt)
+        self.order = order = np.random.default_rng(rng).permutation(len(y))
+        run = pla(Xb, y, cycle=order, max_updates=max_updates)
+        self.trajectory = run.trajectory
+        T = len(self.trajectory) - 1
+        scores_in = self.trajectory @ Xb.T
+        scores_te = self.trajectory @ Xt.T
+        self.ein = np.mean(np.where(scores_in > 0, 1.0, -1.0) != y, axis=1)
+        self.etest = np.mean(np.where(scores_te > 0, 1.0, -1.0) != y_test, axis=1)
+        # pocket after t updates: the first weights with the smallest E_in among w_0 ... w_t
+        best = np.zeros(T + 1, dtype=int)
+        for t in range(1, T + 1):
+            best[t] = t if self.ein[t] < self.ein[best[t - 1]] else best[t - 1]
+        self.pocket_index = best
+        self.slider = _slider(widgets.IntSlider, value=T, min=0, max=T, description="updates t")
+        left, right = self.axes
+        plotting.plot_digit_features(P, y, names=names, ax=left)
+        left.set_xlabel(axis_labels[0])
+        left.set_ylabel(axis_labels[1])
+        self._xlim, self._ylim = left.get_xlim(), left.get_ylim()
+        (self._pla,) = left.plot([], [], color="black", linewidth=1.8, label="PLA $w_t$")
+        (self._pocket,) = left.plot([], [], color="tab:orange", linestyle="--", linewidth=1.8, label="pocket")
+        left.set_xlim(*self._xlim)
+        left.set_ylim(*self._ylim)
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.14), ncol=4)
+        steps = np.arange(T + 1)
+        right.plot(steps, self.ein, color="tab:grey", linewidth=0.8, label="PLA $w_t$")
+        right.plot(steps, self.ein[best], color="tab:orange", linewidth=1.8, label="pocket")
+        self._marker = right.axvline(T, color="black", linewidth=1)
+        right.set_xlabel("updates t")
+        right.set_ylabel("$E_{in}$")
+        right.set_ylim(0, min(1.0, float(self.ein.max()) * 1.1 + 0.01))
+        right.legend(fontsize=8, loc="upper right")
+        self.fig.subplots_adjust(left=0.08, right=0.98, bottom=0.27, top=0.92, wspace=0.28)
+        self.slider.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.slider, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Show both lines after the current number of updates."""
+        t = int(self.slider.value)
+        s = int(self.pocket_index[t])
+        self.w_pla, self.w_pocket = self.trajectory[t], self.trajectory[s]
+        self.errors = {"PLA": (float(self.ein[t]), float(self.etest[t])),
+                       "pocket": (float(self.ein[s]), float(self.etest[s]))}
+        for line, w in [(self._pla, self.w_pla), (self._pocket, self.w_pocket)]:
+            seg = plotting.boundary_segment(w, self._xlim, self._ylim)
+            line.set_data(*(seg if seg is not None else ([], [])))
+        self._marker.set_xdata([t, t])
+        self.axes[0].set_title(f"after t = {t} updates (pocket holds w_{s})", fontsize=10)
+        self._render()
+        (pi, pt), (ki, kt) = self.errors["PLA"], self.errors["pocket"]
+        self.status.value = (
+            f"<b>t = {t}</b>: PLA's w<sub>t</sub>: E<sub>in</sub> = <b>{pi:.2%}</b>, E<sub>test</sub> = {pt:.2%}; "
+            f"pocket (w<sub>{s}</sub>): E<sub>in</sub> = <b>{ki:.2%}</b>, E<sub>test</sub> = {kt:.2%}"
+        )
+
+
+class MarginExplorer(_LiveFigure):
+    """How the gap between the classes drives PLA: a slider for the margin, PLA's corrections against R²/ρ².
+
+    For each margin (the width of the empty band around the target line that
+    ``make_separable`` keeps free) the widget draws one separable data set, always
+    from the same seed, runs PLA with a random cycle and checks Novikoff's
+    inequalities along the run. Left: the data, the target line and PLA's final line.
+    Right: the cosine between w_t and w_f along the run and its lower bound
+    sqrt(t) rho / R. The status line compares T with the bound R²/ρ².
+
+    Parameters
+    ----------
+    n : int, default=100
+        Examples per data set.
+    margin : float, default=0.1
+    rng : None or int
+        Seed of the data sets and PLA's cycles (a margin always gets the same data set).
+
+    Attributes
+    ----------
+    slider : ipywidgets.FloatSlider
+        The margin.
+    result : PLAResult
+    check : NovikoffCheck
+    X, y, w_f : the current data set and its target
+
+    Examples
+    --------
+    >>> box = MarginExplorer(n=40, margin=0.2, rng=0)
+    >>> box.check.holds and box.result.n_updates <= box.check.bound
+    True
+    """
+
+    def __init__(self, *, n=100, margin=0.1, rng=None):
+        from .data import make_separable
+
+        make_separable(n, 2, margin=margin, rng=0)   # validates n and margin
+        super().__init__(figsize=(9.0, 4.0), ncols=2)
+        self.n = n
+        self.seed = int(np.random.default_rng(rng).integers(2**31))
+        self._cache = {}
+        self.slider = _slider(widgets.FloatSlider, value=margin, min=0.01, max=0.3, step=0.01, description="margin",
+                              readout_format=".2f")
+        left, right = self.axes
+        left.set_xlim(-1.05, 1.05)
+        left.set_ylim(-1.05, 1.05)
+        left.set_aspect("equal")
+        left.set_xlabel("$x_1$")
+        left.set_ylabel("$x_2$")
+        self._pos = left.scatter([], [], marker="o", facecolors="none", edgecolors=plotting.POSITIVE_COLOR, s=22,
+                                 label="+1")
+        self._neg = left.scatter([], [], marker="x", color=plotting.NEGATIVE_COLOR, s=22, label="−1")
+        (self._target,) = left.plot([], [], color="tab:green", linestyle="--", linewidth=1.5, label="target $w_f$")
+        (self._final,) = left.plot([], [], color="black", linewidth=1.8, label="PLA's $w_T$")
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.14), ncol=4)
+        (self._cos,) = right.plot([], [], "o-", ms=2, linewidth=1, label="cosine($w_f$, $w_t$)")
+        (self._low,) = right.plot([], [], "--", color="tab:orange", label=r"$\sqrt{t}\,\rho/R$")
+        right.axhline(1.0, color="grey", linewidth=0.8)
+        right.set_ylim(0, 1.05)
+        right.set_xlabel("update $t$")
+        right.legend(fontsize=8, loc="lower right")
+        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.27, top=0.92, wspace=0.25)
+        self.slider.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.slider, self.image, self.status])
+        self.draw()
+
+    def _run(self, margin):
+        key = round(margin, 4)
+        if key not in self._cache:
+            from .data import make_separable
+            from .perceptron import add_bias
+            from .theory import check_novikoff
+
+            rng = np.random.default_rng([self.seed, int(round(margin * 1000))])
+            X, y, w_f = make_separable(self.n, 2, margin=margin, rng=rng)
+            Xb = add_bias(X)
+            result = pla(Xb, y, cycle="random", rng=rng)
+            check = check_novikoff(result.trajectory, result.corrected, Xb, y, w_f)
+            self._cache[key] = (X, y, w_f, result, check)
+        return self._cache[key]
+
+    def draw(self):
+        """Draw the data set of the current margin and PLA's run on it."""
+        from .theory import margin as rho_of, radius
+
+        self.X, self.y, self.w_f, self.result, self.check = self._run(float(self.slider.value))
+        X, y = self.X, self.y
+        self._pos.set_offsets(X[y > 0])
+        self._neg.set_offsets(X[y < 0])
+        lim = (-1.05, 1.05)
+        for line, w in [(self._target, self.w_f), (self._final, self.result.w)]:
+            seg = plotting.boundary_segment(w, lim, lim)
+            line.set_data(*(seg if seg is not None else ([], [])))
+        T = self.result.n_updates
+        t = np.arange(T + 1)
+        self._cos.set_data(t[1:], self.check.cosine[1:])
+        self._low.set_data(t[1:], self.check.cosine_lower[1:])
+        self.axes[1].set_xlim(0, max(T, 1) * 1.05)
+        Xb = np.column_stack([np.ones(len(y)), X])
+        R, rho = radius(Xb), rho_of(self.w_f, Xb, y)
+        self.axes[0].set_title(f"margin {self.slider.value:.2f}: PLA halted after T = {T}", fontsize=10)
+        self.axes[1].set_title(f"T = {T} against R²/ρ² = {self.check.bound:.0f}", fontsize=10)
+        self._render()
+        self.status.value = (
+            f"margin {self.slider.value:.2f}: R = {R:.3f}, ρ = {rho:.4f}; PLA made <b>T = {T}</b> corrections, "
+            f"the bound R²/ρ² is <b>{self.check.bound:.0f}</b> (T is {T / self.check.bound:.1%} of it); "
+            f"every inequality held: {bool(self.check.holds)}"
         )

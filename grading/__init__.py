@@ -6,20 +6,29 @@ The instructor commands of the Makefile (``make release``, ``make autograde``,
 README. Real nbgrader does the work underneath (its gradebook, converters and feedback);
 this package adds what a fair and tamper-proof grade needs on top of it:
 
-* :mod:`grading.sandbox` — the bubblewrap sandbox in which all student code runs while
-  it is graded (no access to the instructor's files, no network, bounded resources);
-* :mod:`grading.judge` and :mod:`grading.worker` — the student's cells run in a sandboxed
-  process, the test cells (taken from the gradebook) in the grader's own process, and
-  only plain data cross between them; a cell that runs too long is stopped by killing
-  the student's process, a process that dies makes the submission *ungraded*;
-* :mod:`grading.autograde` — every submission graded from a clean slate, failures
-  (dead process, broken file) reported by name and kept apart from a score of 0;
+* :mod:`grading.engine` — the one engine: :func:`grading.engine.execute_submission` runs
+  one submission (plain data in, plain data out, no gradebook), for autograde and for the
+  self-check alike;
+* :mod:`grading.preprocessors` — the engine inside nbgrader's Autograde, registered in
+  ``nbgrader_config.py`` (so ``nbgrader autograde`` and the Formgrader run it too), with the
+  sanitizing steps that refuse links and take cell metadata from the gradebook only;
+* :mod:`grading.sandbox` — the bubblewrap sandbox in which all student code runs while it
+  is graded (no access to the instructor's files, no network, bounded resources);
+* :mod:`grading.worker` (the student's side, in the sandbox), :mod:`grading.channel` (the
+  grader's side of the pipe, every exchange bounded in time and size), :mod:`grading.wire`
+  (the one message format, used by both) and :mod:`grading.judge` (test cells run in the
+  grader, the student's functions called through the channel);
+* :mod:`grading.cells` — what kind of cell a cell is (over ``nbgrader.utils``);
+* :mod:`grading.autograde` — every submission graded from a clean slate, failures (a
+  submission that cannot start, a broken file, a linked folder) reported by name and kept
+  apart from a score of 0;
 * :mod:`grading.feedback` — feedback without hidden-test source or hidden-test lines;
 * :mod:`grading.report` — the grades CSV and a per-exercise summary;
 * :mod:`grading.audit` — code in the submissions that looks like tampering, listed;
-* :mod:`grading.validate` and :mod:`grading.execute` — the self-check in a kernel (as the
-  Validate button runs it), which exits non-zero when a test fails;
-* :mod:`grading.checks` — helpers the hidden tests of an assignment call.
+* :mod:`grading.validate` — the students' self-check (``make check``) on the same engine,
+  exiting non-zero when a visible test fails;
+* :mod:`grading.checks` — helpers the hidden tests of an assignment call;
+* :mod:`grading.context` — which test cell of whose submission is being graded.
 
 Nothing here is imported by ``course_lib``.
 """

@@ -11,75 +11,27 @@ restore deleted test cells unless told to. Here every run
 2. brings the gradebook's copy of the assignment (and its hidden tests) up to date with
    ``source/`` — so it works on a fresh clone with no gradebook,
 3. grades every folder ``submitted/<student>/<assignment>/`` with nbgrader's Autograde,
-   restoring deleted or edited grade cells and executing with
-   :class:`grading.execute.GradingExecute`,
+   configured in ``nbgrader_config.py`` (restoring deleted or edited grade cells, executing
+   with the course's engine, :class:`grading.preprocessors.CourseExecute` — the same code
+   that ``nbgrader autograde`` and the Formgrader run),
 4. records for each student whether the submission was graded and, if not, why, in
    ``autograded/grading-status.json``; a submission that could not be graded has no
    grades in the gradebook and is exported as *ungraded*, never as 0.
 """
 import contextlib
 import logging
-import os
 import shutil
 import tempfile
 import warnings
 from pathlib import Path
 
 from .course import Course, CourseError
-from .judge import JudgeExecute, KernelDied
+from .engine import KernelDied, SubmissionRefused
 from .sandbox import Sandbox, SandboxError
 
-__all__ = ["release", "sync_gradebook", "autograde", "LinkedNotebook"]
+__all__ = ["release", "sync_gradebook", "autograde"]
 
 log = logging.getLogger("grading")
-
-
-class LinkedNotebook(RuntimeError):
-    """A submitted notebook is a symbolic link: it is not graded."""
-
-
-def _forget_unknown_cells():
-    from nbgrader.api import Gradebook, MissingEntry
-    from nbgrader.preprocessors import NbGraderPreprocessor
-
-    class ForgetUnknownCells(NbGraderPreprocessor):
-        """Treat a cell whose grade_id the gradebook does not know as an ordinary cell of the student's.
-
-        nbgrader stops with a KeyError on a cell that claims to be a test cell under an unknown
-        grade_id, so a student could make a submission ungradable by adding one.
-        """
-
-        def preprocess(self, nb, resources):
-            info = resources["nbgrader"]
-            with Gradebook(info["db_url"]) as gb:
-                try:
-                    known = {c.name for c in gb.find_notebook(info["notebook"], info["assignment"]).source_cells}
-                except MissingEntry:
-                    known = set()
-            for cell in nb.cells:
-                meta = cell.get("metadata", {})
-                gid = meta.get("nbgrader", {}).get("grade_id")
-                if "nbgrader" in meta and gid not in known:
-                    self.log.warning("cell %r is not in the gradebook: graded as the student's own code", gid)
-                    del meta["nbgrader"]
-            return nb, resources
-
-    return ForgetUnknownCells
-
-
-def _sanitize_preprocessors():
-    from nbgrader.preprocessors import CheckCellMetadata, ClearOutput, DeduplicateIds, OverwriteCells
-    return [ClearOutput, DeduplicateIds, _forget_unknown_cells(), OverwriteCells, CheckCellMetadata]
-
-
-def _autograde_preprocessors():
-    from nbconvert.preprocessors import ClearMetadataPreprocessor
-    from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,
-                                        LimitOutput, SaveAutoGrades)
-    return [JudgeExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-            SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
-
-
 
 
 def _quiet_database():
@@ -198,7 +150,7 @@ def _reason(exc):
         from jsonschema import ValidationError
     except ImportError:  # pragma: no cover
         ValidationError = ()
-    if isinstance(exc, (KernelDied, LinkedNotebook)):
+    if isinstance(exc, (KernelDied, SubmissionRefused)):
         return str(exc)
     if isinstance(exc, NotJSONError):
         return "the notebook file is not valid JSON (broken file): " + str(exc).splitlines()[0][:160]
@@ -213,33 +165,10 @@ def _make_converter(course, assignment, cfg, logger, failures):
     from nbgrader.coursedir import CourseDirectory
 
     class CourseAutograde(Autograde):
-        """nbgrader's Autograde that remembers why a submission failed and never follows a link.
-
-        nbgrader copies a submission's files with the instructor's rights and follows symbolic
-        links: a "notebook" or data file that links to ``source/`` would hand the reference
-        solution to the student's code. Here a linked notebook is not graded, and other links
-        are left out of the copy that the student's code sees.
-        """
-
-        def init_assignment(self, assignment_id, student_id):
-            super().init_assignment(assignment_id, student_id)
-            # nbgrader has just copied the submission's files, following links: take back every copy
-            # of a link (it may hold the instructor's files), before any student code runs
-            source = self._format_source(assignment_id, student_id)
-            dest = self._format_dest(assignment_id, student_id)
-            for folder, _, files in os.walk(source):
-                for name in files:
-                    if os.path.islink(os.path.join(folder, name)) and not name.endswith(".ipynb"):
-                        copied = os.path.join(dest, os.path.relpath(os.path.join(folder, name), source))
-                        if os.path.lexists(copied):
-                            os.remove(copied)
-                        self.log.warning("Left out the link %s (links are never followed)", os.path.join(folder, name))
+        """nbgrader's Autograde (configured by nbgrader_config.py) that remembers why a submission failed."""
 
         def convert_single_notebook(self, notebook_filename):
             try:
-                if os.path.islink(notebook_filename):
-                    raise LinkedNotebook(f"the notebook {Path(notebook_filename).name} is a symbolic link to "
-                                         f"{os.readlink(notebook_filename)!r}, not a file; it was not graded")
                 super().convert_single_notebook(notebook_filename)
             except Exception as exc:
                 student = Path(notebook_filename).parents[1].name
@@ -248,6 +177,16 @@ def _make_converter(course, assignment, cfg, logger, failures):
 
     coursedir = CourseDirectory(config=cfg)
     return CourseAutograde(coursedir=coursedir, config=cfg, log=logger)
+
+
+def _require_course_engine(cfg):
+    """Refuse to grade with a configuration that does not run the course's engine."""
+    steps = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
+             for p in cfg.get("Autograde", {}).get("autograde_preprocessors", [])]
+    if "grading.preprocessors.CourseExecute" not in steps:
+        raise CourseError("nbgrader_config.py does not register the course's grading engine "
+                          "(c.Autograde.autograde_preprocessors must hold grading.preprocessors.CourseExecute): "
+                          "student code would run unsandboxed, so nothing was graded")
 
 
 def autograde(root, assignment, *, overrides=None, echo=print):
@@ -260,7 +199,7 @@ def autograde(root, assignment, *, overrides=None, echo=print):
     assignment : str
         Name of a folder of ``source/``.
     overrides : traitlets.config.Config, optional
-        Configuration on top of ``nbgrader_config.py`` (e.g. ``GradingExecute.timeout``).
+        Configuration on top of ``nbgrader_config.py`` (e.g. ``Execute.timeout``).
     echo : callable
         Where the summary lines go.
 
@@ -298,11 +237,7 @@ def autograde(root, assignment, *, overrides=None, echo=print):
     cfg.CourseDirectory.assignment_id = assignment
     cfg.CourseDirectory.student_id = "*"
     cfg.Autograde.force = True
-    cfg.Autograde.autograde_preprocessors = _autograde_preprocessors()
-    cfg.Autograde.sanitize_preprocessors = _sanitize_preprocessors()
-    cfg.OverwriteCells.add_missing_cells = True
-    cfg.OverwriteCells.missing_cell_notification = (
-        "This cell (id:{cell_id}) was missing from the submission; it was restored for grading.\n\n")
+    _require_course_engine(cfg)
     failures = {}
     converter = _make_converter(course, assignment, cfg, logger, failures)
     try:

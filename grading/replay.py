@@ -36,9 +36,10 @@ def regrade_check(root, assignment, student, cell=None, *, echo=None):
         ``{grade_id: (seed, None or the failing test's message)}`` of the reported cells.
     """
     import nbformat
-    from traitlets.config import Config
 
-    from .judge import JudgeExecute, is_test_cell
+    from .cells import grade_id, is_test_cell
+    from .engine import execute_submission
+    from .preprocessors import trusted_cells
 
     echo = echo or print
     course = Course(root)
@@ -49,8 +50,7 @@ def regrade_check(root, assignment, student, cell=None, *, echo=None):
     if not folder.is_dir():
         raise CourseError(f"no submission of {assignment!r} by {student!r}: expected "
                           f"{course.submitted_dir / student / assignment}")
-    cfg = Config()
-    cfg.merge(course.config)
+    timeout = int(course.config.get("Execute", {}).get("timeout", 10))
     results, found = {}, False
     for name in course.notebooks(assignment):
         path = Path(folder) / f"{name}.ipynb"
@@ -58,19 +58,17 @@ def regrade_check(root, assignment, student, cell=None, *, echo=None):
             echo(f"{student}: no {path.name} in {folder}")
             continue
         nb = nbformat.read(str(path), as_version=4)
-        ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells if is_test_cell(c)]
-        if cell is not None and cell not in ids:
+        if cell is not None and cell not in [grade_id(c) for c in nb.cells if is_test_cell(c)]:
             continue
         found = True
-        resources = {"metadata": {"path": str(folder)},
-                     "nbgrader": {"db_url": course.db_url, "notebook": name, "assignment": assignment,
-                                  "student": student}}
-        nb, _ = JudgeExecute(config=cfg).preprocess(nb, resources)
-        for c in nb.cells:
-            gid = c.metadata.get("nbgrader", {}).get("grade_id")
+        tests, setups = trusted_cells(course.db_url, name, assignment)      # the gradebook's, never the file's
+        done, _ = execute_submission(nb, files=folder, tests=tests, setups=setups, assignment=assignment,
+                                     student=student, timeout=timeout)
+        for c in done.cells:
+            gid = grade_id(c)
             if not is_test_cell(c) or (cell is not None and gid != cell):
                 continue
-            errors = [o for o in c.outputs if o.get("output_type") == "error"]
+            errors = [o for o in c.get("outputs", []) if o.get("output_type") == "error"]
             message = errors[0].get("evalue") if errors else None
             seed = seed_for(assignment, student, gid)
             results[gid] = (seed, message)

@@ -35,7 +35,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["SandboxError", "Limits", "Sandbox", "sandbox_mode", "ENV_VAR", "UID_BASE", "fresh_uid",
-           "kill_user_processes"]
+           "kill_user_processes", "SUBMISSION", "SCRATCH"]
+
+SUBMISSION = "/submission"
+"""Inside the sandbox: the submission's files, read-only (the worker copies them into :data:`SCRATCH`)."""
+
+SCRATCH = "/scratch"
+"""Inside the sandbox: the student's working directory, a private size-bounded tmpfs."""
 
 ENV_VAR = "GRADING_SANDBOX"
 """Environment variable: ``bwrap`` (the default) or ``off`` (run student code unsandboxed)."""
@@ -59,6 +65,10 @@ class Limits:
     """Largest file a process may write (RLIMIT_FSIZE)."""
     open_files: int = 256
     """Open file descriptors (RLIMIT_NOFILE)."""
+    scratch_bytes: int = 256 * 1024**2
+    """Size of the working directory and of the private ``/tmp`` (each a tmpfs of its own)."""
+    scratch_files: int = 10_000
+    """Files and folders the working directory and ``/tmp`` may hold together; a cell that leaves more fails."""
 
 
 UID_BASE = 1_000_000
@@ -196,6 +206,16 @@ class Sandbox:
             self._readonly = _minimal(system + list(_python_paths()) + list(packages) + list(self.extra_ro))
         return self._readonly
 
+    def links(self):
+        """``{path: target}``: the interpreter's paths that are symbolic links, recreated as links inside."""
+        out = {}
+        for p in (Path(sys.prefix), Path(sys.executable).parent):
+            p = Path(os.path.abspath(p))
+            for q in [p] + list(p.parents):
+                if q.is_symlink():
+                    out[q] = Path(os.path.realpath(q))
+        return out
+
     def _unprivileged_user(self, uid=None):
         if uid is not None:
             return uid, uid
@@ -205,32 +225,55 @@ class Sandbox:
         except KeyError:
             return 65534, 65534
 
-    def command(self, argv, *, workdir, uid=None):
-        """The command that runs ``argv`` in the sandbox with ``workdir`` writable as its cwd.
+    def command(self, argv, *, workdir=None, submission=None, uid=None):
+        """The command that runs ``argv`` in the sandbox.
+
+        With ``submission`` (a folder), that folder is shown read-only at :data:`SUBMISSION` and the
+        process works in :data:`SCRATCH`, a private tmpfs of ``limits.scratch_bytes``: nothing it
+        writes reaches the instructor's disk, and a fresh start finds it empty. With ``workdir``,
+        that folder is bound writable as the working directory instead.
 
         As root the process drops to ``uid`` (default: ``nobody``); see :func:`fresh_uid`.
         """
+        if (workdir is None) == (submission is None):
+            raise TypeError("command() takes exactly one of workdir= and submission=")
         if self.mode == "off":
             return list(argv)
-        workdir = str(Path(workdir).resolve())
+        size = str(self.limits.scratch_bytes)
         cmd = ["bwrap", "--die-with-parent", "--new-session",
                "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                "--hostname", "grading",
                "--proc", "/proc", "--dev", "/dev",
-               "--perms", "1777", "--tmpfs", "/tmp",
+               "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
                "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
                "--symlink", "usr/sbin", "/sbin"]
         if Path("/usr/lib64").exists():
             cmd += ["--symlink", "usr/lib64", "/lib64"]
         made = {"/", "/tmp", "/proc", "/dev", "/bin", "/lib", "/lib64", "/sbin"}
-        binds = [(p, "--ro-bind") for p in self.readonly_paths()] + [(Path(workdir), "--bind")]
-        for path, how in binds:
+        binds = [(p, p, "--ro-bind") for p in self.readonly_paths()]
+        if workdir is not None:
+            workdir = str(Path(workdir).resolve())
+            binds.append((Path(workdir), Path(workdir), "--bind"))
+        else:
+            binds.append((Path(submission).resolve(), Path(SUBMISSION), "--ro-bind"))
+            workdir = SCRATCH
+
+        def parents(path):
+            out = []
             for parent in reversed(path.parents):
                 if str(parent) not in made and not str(parent).startswith("/usr"):
-                    cmd += ["--perms", "0755", "--dir", str(parent)]
+                    out += ["--perms", "0755", "--dir", str(parent)]
                     made.add(str(parent))
-            cmd += [how, str(path), str(path)]
-            made.add(str(path))
+            return out
+
+        for source, dest, how in binds:
+            cmd += parents(dest) + [how, str(source), str(dest)]
+            made.add(str(dest))
+        for link, target in self.links().items():      # e.g. a .venv that is a symbolic link
+            cmd += parents(link) + ["--symlink", str(target), str(link)]
+            made.add(str(link))
+        if workdir == SCRATCH:
+            cmd += ["--perms", "1777", "--size", size, "--tmpfs", SCRATCH]
         cmd += ["--chdir", workdir, "--setenv", "HOME", workdir, "--setenv", "TMPDIR", "/tmp",
                 "--setenv", "MPLCONFIGDIR", "/tmp", "--setenv", "MPLBACKEND", "Agg",
                 "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
@@ -274,32 +317,70 @@ class Sandbox:
 
     # -- is it usable? --------------------------------------------------------------
     def check(self):
-        """Start a trivial sandboxed Python once; raise :class:`SandboxError` saying why it cannot run."""
+        """Start a trivial sandboxed Python; raise :class:`SandboxError` naming the cause when it cannot run.
+
+        Done once per process for a given configuration (a run of the grader checks once, not
+        once per submission). The causes told apart: ``bwrap`` missing, ``setpriv`` missing (as
+        root), the kernel refusing the namespaces (user namespaces off), the interpreter or
+        ``course_lib`` not visible inside the sandbox, and Python failing there.
+        """
         if self.mode == "off" or self._checked:
             return
-        if shutil.which("bwrap") is None:
+        off = f"set {ENV_VAR}=off to grade WITHOUT a sandbox (only for code you trust)"
+        bwrap = shutil.which("bwrap")
+        key = (bwrap, tuple(self.readonly_paths()), tuple(sorted(self.links().items())), os.geteuid())
+        if key in _CHECKED:
+            self._checked = True
+            return
+        if bwrap is None:
             raise SandboxError(
                 "student code is run in a bubblewrap sandbox, but `bwrap` is not installed. Install it "
-                "(Debian/Ubuntu: `sudo apt-get install bubblewrap`; Fedora: `sudo dnf install bubblewrap`), "
-                f"or set {ENV_VAR}=off to grade WITHOUT a sandbox (only for code you trust).")
+                f"(Debian/Ubuntu: `sudo apt-get install bubblewrap`; Fedora: `sudo dnf install bubblewrap`), or {off}.")
         if os.geteuid() == 0 and not Path("/usr/bin/setpriv").exists():
             raise SandboxError("grading as root needs /usr/bin/setpriv (package util-linux) to drop to an "
-                               f"unprivileged user inside the sandbox; or set {ENV_VAR}=off")
+                               f"unprivileged user inside the sandbox; or {off}")
         with tempfile.TemporaryDirectory(prefix="grading-check-") as tmp:
-            self.prepare_workdir(tmp)
-            argv = self.command([sys.executable, "-I", "-c", "import numpy, course_lib; print('ok')"], workdir=tmp)
-            try:
-                run = subprocess.run(argv, capture_output=True, text=True, timeout=60, preexec_fn=self.preexec())
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                raise SandboxError(f"the bubblewrap sandbox could not start: {exc}; set {ENV_VAR}=off to grade "
-                                   "without it (only for code you trust)") from None
-            if run.returncode != 0 or run.stdout.strip() != "ok":
-                why = (run.stderr.strip().splitlines() or ["no output"])[-1]
+            os.chmod(tmp, 0o755)
+            # 1. the namespaces alone, around /bin/true: fails when the kernel refuses them
+            bare = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--ro-bind", "/usr", "/usr",
+                    "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
+                    "--proc", "/proc", "--dev", "/dev"]
+            if os.geteuid() != 0:
+                bare += ["--unshare-user"]
+            run = self._run(bare + ["/usr/bin/true"], off)
+            if run.returncode != 0:
+                why = (run.stderr.strip().splitlines() or ["no message"])[-1]
                 raise SandboxError(
-                    f"the bubblewrap sandbox could not start Python ({why}). User namespaces may be "
-                    "disabled on this machine (sysctl kernel.unprivileged_userns_clone=1) or the container "
-                    f"forbids them; set {ENV_VAR}=off to grade without a sandbox (only for code you trust).")
+                    f"bubblewrap cannot create its namespaces here ({why}): user namespaces are disabled on this "
+                    "machine (sysctl kernel.unprivileged_userns_clone=1, or user.max_user_namespaces > 0) or the "
+                    f"container forbids them (e.g. Docker's default seccomp profile); {off}.")
+            # 2. this interpreter, numpy and course_lib inside the real sandbox
+            argv = self.command([sys.executable, "-I", "-c", "import numpy, course_lib; print('ok')"], submission=tmp)
+            run = self._run(argv, off)
+            if run.returncode != 0 or run.stdout.strip() != "ok":
+                lines = run.stderr.strip().splitlines() or ["no output"]
+                why = lines[-1]
+                if "execvp" in run.stderr or "No such file or directory" in why:
+                    raise SandboxError(
+                        f"the interpreter {sys.executable} is not visible inside the sandbox ({why}); the sandbox "
+                        f"shows {', '.join(map(str, self.readonly_paths()))} read-only. Is a parent folder of the "
+                        f"environment a symbolic link or a mount the sandbox does not show? Or {off}.")
+                if "ModuleNotFoundError" in run.stderr or "ImportError" in run.stderr:
+                    raise SandboxError(f"Python starts in the sandbox but cannot import what grading needs ({why}): "
+                                       f"is course_lib installed in {sys.prefix} (`make setup`)? Or {off}.")
+                raise SandboxError(f"the bubblewrap sandbox could not start Python ({why}); {off}.")
         self._checked = True
+        _CHECKED.add(key)
+
+    def _run(self, argv, off):
+        try:
+            return subprocess.run(argv, capture_output=True, text=True, timeout=120, preexec_fn=self.preexec(),
+                                  cwd="/")
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SandboxError(f"the bubblewrap sandbox could not start: {exc}; {off}") from None
+
+
+_CHECKED = set()
 
 
 def _count_processes(uid):

@@ -1,34 +1,82 @@
-"""The students' self-check: nbgrader's Validator with an exit status that means something.
+"""The students' self-check: nbgrader's Validator, run by the grading engine, with an exit status.
 
 ``nbgrader validate`` prints "VALIDATION FAILED" but exits 0. :func:`check` runs the same
-validation (the notebook's visible tests, in a fresh kernel) with
-:class:`grading.execute.GradingExecute` — so a warning on stderr is not a failure and an
-endless cell is stopped — and returns 1 when any test fails or any test cell was edited.
+validation — the notebook's visible tests — with the course's grading engine
+(:func:`grading.engine.execute_submission`): the student's cells run in the grading sandbox
+exactly as autograding runs them (the notebook's folder is the working directory, its ``.py``
+files importable), the visible test cells run as the trusted tests, and a test cell whose
+checksum shows it was edited is reported as changed, not run. It returns 1 when any test
+fails or any test cell was edited.
 """
-import os
 import sys
-
-from traitlets import List
+from pathlib import Path
 
 from .course import ensure_tools_on_path
-from .execute import GradingExecute
 
-__all__ = ["CourseValidator", "check"]
+__all__ = ["CourseValidator", "check", "visible_tests"]
+
+
+def visible_tests(nb):
+    """``({grade_id: source} of test cells, {grade_id: source} of setup cells)`` the notebook still has unedited.
+
+    A read-only cell counts only when its source matches the checksum nbgrader recorded at release.
+    """
+    from nbgrader import utils
+
+    from .cells import grade_id, is_setup_cell, is_test_cell
+
+    tests, setups = {}, {}
+    for cell in nb.cells:
+        gid = grade_id(cell)
+        if gid is None or cell.get("cell_type") != "code":
+            continue
+        recorded = cell.metadata.get("nbgrader", {}).get("checksum")
+        if recorded is not None and recorded != utils.compute_checksum(cell):
+            continue
+        if is_test_cell(cell):
+            tests.setdefault(gid, cell.source)
+        elif is_setup_cell(cell):
+            setups.setdefault(gid, cell.source)
+    return tests, setups
 
 
 def _validator_class():
-    from nbgrader.preprocessors import CheckCellMetadata, ClearOutput
+    from nbgrader import utils
     from nbgrader.validator import Validator
+    from traitlets import Float, Integer
 
     class CourseValidator(Validator):
-        """nbgrader's Validator executing with :class:`GradingExecute`, showing errors in full.
+        """nbgrader's Validator executing with the course's grading engine, showing errors in full.
 
         nbgrader cuts every line at 90 characters, which drops the end of a test's message:
         what the student's code returned. Here code is still shortened, but an error's lines
         are wrapped, never cut.
         """
 
-        preprocessors = List([CheckCellMetadata, ClearOutput, GradingExecute])
+        timeout = Integer(10, help="Seconds per cell (default: Execute.timeout).").tag(config=True)
+        submission_timeout = Float(600, help="Seconds for the whole notebook.").tag(config=True)
+        folder = None
+
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            execute = self.config.get("Execute", {})
+            if "timeout" in execute and "timeout" not in self.config.get("CourseValidator", {}):
+                self.timeout = int(execute["timeout"])
+            course = self.config.get("CourseExecute", {})
+            if "submission_timeout" in course and "submission_timeout" not in self.config.get("CourseValidator", {}):
+                self.submission_timeout = float(course["submission_timeout"])
+
+        def _preprocess(self, nb):
+            from .engine import execute_submission
+
+            tests, setups = visible_tests(nb)
+            with utils.setenv(NBGRADER_VALIDATING="1", NBGRADER_EXECUTION="validate"):
+                executed, self.report = execute_submission(
+                    nb, files=self.folder, tests=tests, setups=setups, timeout=self.timeout,
+                    submission_timeout=self.submission_timeout, log=self.log)
+            if self.report["status"] != "graded":
+                raise RuntimeError(self.report["reason"])
+            return executed
 
         def _print_error(self, source, error):
             import textwrap
@@ -55,9 +103,9 @@ def CourseValidator(**kwargs):  # noqa: N802  (a factory that looks like the cla
 def check(notebooks, *, timeout=None, stream=None, sandboxed=None):
     """Validate notebooks; return 0 when every visible test passes, 1 otherwise (2: bad input).
 
-    Each notebook is validated inside the grading sandbox (:mod:`grading.sandbox`): a copy of
-    its folder, the course configuration, a kernel of its own, no access to anything else.
-    Where the sandbox cannot start the check refuses, unless ``GRADING_SANDBOX=off``.
+    The student's cells run in the grading sandbox (:mod:`grading.sandbox`), as when the
+    notebook is autograded; where the sandbox cannot start the check refuses, unless
+    ``GRADING_SANDBOX=off``.
 
     Parameters
     ----------
@@ -68,84 +116,25 @@ def check(notebooks, *, timeout=None, stream=None, sandboxed=None):
     stream : file, optional
         Where the report goes (default: stdout).
     sandboxed : bool, optional
-        Validate inside the sandbox (default: unless ``GRADING_SANDBOX=off``).
+        Ignored (kept for compatibility): the engine always uses the sandbox unless ``GRADING_SANDBOX=off``.
     """
-    from .sandbox import SandboxError, sandbox_mode
+    from traitlets.config import Config, PyFileConfigLoader
+
+    from .sandbox import Sandbox, SandboxError
 
     stream = stream or sys.stdout
     try:
-        if sandboxed is None:
-            sandboxed = sandbox_mode() == "bwrap"
-        if sandboxed:
-            return _check_in_sandbox(notebooks, timeout=timeout, stream=stream)
+        Sandbox().check()
     except SandboxError as exc:
         print(f"error: not checking: {exc}", file=sys.stderr)
         return 2
-    return _check_here(notebooks, timeout=timeout, stream=stream)
-
-
-def _check_in_sandbox(notebooks, *, timeout, stream):
-    """Run :func:`check` for each notebook inside the sandbox, on a copy of its folder."""
-    import shutil
-    import subprocess
-    import tempfile
-    from pathlib import Path
-
-    from .sandbox import Sandbox, fresh_uid, kill_user_processes
-
-    box = Sandbox()
-    box.check()
-    worst = 0
-    for path in notebooks:
-        path = Path(path)
-        if not path.is_file():
-            print(f"error: no notebook at {path}", file=sys.stderr)
-            worst = 2
-            continue
-        with tempfile.TemporaryDirectory(prefix="grading-check-") as tmp:
-            work = Path(tmp) / "work"
-            folder = path.resolve().parent
-            if (folder / "nbgrader_config.py").exists() or (folder / "source").is_dir():
-                work.mkdir()                      # the course folder itself: the notebook alone
-                shutil.copy(path, work / path.name)
-            else:                                 # links are copied as links, never followed
-                shutil.copytree(folder, work, symlinks=True, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-            if Path("nbgrader_config.py").is_file():
-                shutil.copy("nbgrader_config.py", work / "nbgrader_config.py")
-            uid = fresh_uid() if os.geteuid() == 0 else None
-            box.prepare_workdir(work, uid=uid)
-            argv = [sys.executable, "-I", "-m", "grading", "check", "--here", path.name]
-            if timeout is not None:
-                argv += ["--timeout", str(timeout)]
-            try:
-                run = subprocess.run(box.command(argv, workdir=work, uid=uid), capture_output=True, text=True,
-                                     timeout=900, preexec_fn=box.preexec())
-                code, out = run.returncode, run.stdout + run.stderr
-            except subprocess.TimeoutExpired:
-                code, out = 1, f"{path}: the check did not finish within 900 s and was stopped\n"
-            finally:
-                if uid is not None:
-                    kill_user_processes(uid)
-            out = "\n".join(line for line in out.splitlines()
-                            if "Kernel is running over TCP without encryption" not in line)
-            out = ("\n" + out).replace(f"\n{path.name}: ", f"\n{path}: ")[1:]
-            stream.write(out + ("\n" if out and not out.endswith("\n") else ""))
-            worst = max(worst, code if code in (0, 1, 2) else 1)
-    return worst
-
-
-def _check_here(notebooks, *, timeout, stream):
-    """Validate notebooks in this process, each in a fresh kernel (what the sandboxed check runs)."""
-    from pathlib import Path
-    from traitlets.config import Config, PyFileConfigLoader
-
     ensure_tools_on_path()
     cfg = Config()
     here = Path.cwd()
     if (here / "nbgrader_config.py").is_file():
         cfg.merge(PyFileConfigLoader("nbgrader_config.py", path=str(here)).load_config())
     if timeout is not None:
-        cfg.Execute.timeout = timeout
+        cfg.CourseValidator.timeout = timeout
     worst = 0
     for path in notebooks:
         if not Path(path).is_file():
@@ -154,9 +143,13 @@ def _check_here(notebooks, *, timeout, stream):
             continue
         validator = CourseValidator(config=cfg)
         validator.stream = stream
+        folder = Path(path).resolve().parent
+        # the course folder itself holds the instructor's files: a notebook there runs with no other file
+        if not ((folder / "nbgrader_config.py").exists() or (folder / "source").is_dir()):
+            validator.folder = folder
         try:
             results = validator.validate(str(path))
-        except Exception as exc:  # broken file, unknown kernel, dead kernel ...
+        except Exception as exc:  # broken file, a process that cannot start ...
             print(f"{path}: could not be checked: {type(exc).__name__}: {exc}", file=stream)
             worst = max(worst, 1)
             continue

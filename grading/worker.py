@@ -1,11 +1,14 @@
 """The student side of grading: a Python process that runs a submission's code and answers calls.
 
-This file runs *inside the sandbox* (:mod:`grading.sandbox`), started by
-:class:`grading.judge.Worker` as ``python -I -c <this source>``. It imports nothing from
-the course except what the student's own cells import. It reads one JSON request per line
-on standard input and writes one JSON reply per line on a private copy of standard output;
-the student's own prints go to a per-request buffer (and file descriptors 1 and 2 go to
-``/dev/null``), so nothing the student writes can be mistaken for a reply.
+This module runs *inside the sandbox* (:mod:`grading.sandbox`), started by
+:class:`grading.channel.Worker` as ``python -I -m grading.worker``. It imports nothing from
+the course but :mod:`grading.wire` (and what the student's own cells import). First it copies
+the submission's files (read-only at ``GRADING_SUBMISSION``, default ``/submission``) into
+its working directory and puts that directory first on ``sys.path``, as Jupyter does, so
+``from helper import f`` finds the student's ``helper.py``. Then it reads one
+:mod:`grading.wire` request per line on standard input and writes one reply per line on a
+private copy of standard output; the student's prints go to a per-request buffer (file
+descriptors 1 and 2 go to ``/dev/null``), so nothing the student prints is taken for a reply.
 
 Requests:
 
@@ -16,23 +19,24 @@ Requests:
 * ``{"op": "call", "name": ..., "args": [...], "kwargs": {...}}`` — call a function of the
   submission with plain-data arguments; reply with its result as plain data.
 
-Plain data: None, bool, int, float, str, lists, dicts with string keys, and numeric
-NumPy arrays (``{"__ndarray__": base64, "dtype": ..., "shape": [...]}``). Whatever the
-student's code returns is turned into plain data here; the grader never sees an object
-of the student's.
+Whatever the student's code returns is turned into plain data here; the grader never sees an
+object of the student's. The student's code can write to the reply pipe itself; the grader
+treats every reply as hostile (:mod:`grading.channel`).
 """
-import base64
 import io
-import json
 import os
+import shutil
 import sys
 import traceback
 
-MAX_OUTPUT = 20_000  # characters of printed output kept per request
+from grading import wire
+
+SUBMISSION = os.environ.get("GRADING_SUBMISSION", "/submission")
+MAX_FILES = int(os.environ.get("GRADING_SCRATCH_FILES", "10000"))
 
 
 class _Capped(io.TextIOBase):
-    """A text stream that keeps the first MAX_OUTPUT characters and counts the rest."""
+    """A text stream that keeps the first ``wire.MAX_TEXT`` characters and counts the rest."""
 
     def __init__(self):
         self.parts, self.size, self.dropped = [], 0, 0
@@ -42,7 +46,7 @@ class _Capped(io.TextIOBase):
 
     def write(self, s):
         s = str(s)
-        room = MAX_OUTPUT - self.size
+        room = wire.MAX_TEXT - self.size
         if room > 0:
             self.parts.append(s[:room])
             self.size += min(len(s), room)
@@ -56,71 +60,17 @@ class _Capped(io.TextIOBase):
         return out
 
 
-def _encode(obj, depth=0):
-    """``obj`` as plain data, or raise TypeError naming what could not be converted."""
-    import numpy as np
-
-    if depth > 20:
-        raise TypeError("the value is nested too deeply")
-    if obj is None or isinstance(obj, (bool, str)):
-        return obj
-    if isinstance(obj, (np.bool_,)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return float(obj)
-    if isinstance(obj, np.ndarray):
-        arr = np.asarray(obj)
-        if arr.dtype.kind not in "biuf":
-            if arr.dtype.kind == "O":
-                try:
-                    arr = arr.astype(float)
-                except (TypeError, ValueError):
-                    raise TypeError(f"an array of dtype {obj.dtype} that does not hold numbers") from None
-            else:
-                raise TypeError(f"an array of dtype {obj.dtype}, not of numbers")
-        arr = np.array(arr, order="C")  # (ascontiguousarray would turn a 0-d array into 1-d)
-        if arr.dtype.kind == "b":
-            arr = arr.astype(np.bool_)
-        elif arr.dtype.kind in "iu":
-            arr = arr.astype(np.int64)
-        else:
-            arr = arr.astype(np.float64)
-        return {"__ndarray__": base64.b64encode(arr.tobytes()).decode("ascii"),
-                "dtype": arr.dtype.str, "shape": list(arr.shape)}
-    if isinstance(obj, (list, tuple)):
-        return [_encode(v, depth + 1) for v in obj]
-    if isinstance(obj, dict):
-        return {str(k): _encode(v, depth + 1) for k, v in obj.items()}
-    if hasattr(obj, "__array__") or hasattr(obj, "__float__"):
-        arr = np.asarray(obj)
-        if arr.dtype.kind in "biuf":
-            return _encode(arr if arr.ndim else arr.item(), depth + 1)
-    raise TypeError(f"an object of type {type(obj).__name__}, not a number, array, list or tuple")
-
-
-def _decode(obj):
-    import numpy as np
-
-    if isinstance(obj, list):
-        return [_decode(v) for v in obj]
-    if isinstance(obj, dict):
-        if "__ndarray__" in obj:
-            raw = base64.b64decode(obj["__ndarray__"])
-            return np.frombuffer(raw, dtype=np.dtype(obj["dtype"])).reshape(obj["shape"]).copy()
-        if "__tuple__" in obj:
-            return tuple(_decode(v) for v in obj["__tuple__"])
-        return {k: _decode(v) for k, v in obj.items()}
-    return obj
-
-
 def _error(exc, skip=0):
-    tb = traceback.extract_tb(exc.__traceback__)[skip:]
-    frames = [f for f in tb if f.filename.startswith("<cell")]
-    lines = traceback.format_list(frames) if frames else []
-    lines += traceback.format_exception_only(type(exc), exc)
-    return {"ename": type(exc).__name__, "evalue": str(exc)[:2000], "traceback": "".join(lines)[-6000:]}
+    try:
+        tb = traceback.extract_tb(exc.__traceback__)[skip:]
+        frames = [f for f in tb if str(f.filename).startswith("<cell")][-20:]
+        lines = traceback.format_list(frames) if frames else []
+        lines += traceback.format_exception_only(type(exc), exc)
+        text = "".join(lines)
+        evalue = str(exc)
+    except BaseException:  # noqa: BLE001 - a student's exception may fail to print itself
+        text, evalue = f"{type(exc).__name__}: (its message could not be shown)", ""
+    return {"ename": type(exc).__name__[:200], "evalue": evalue[:2000], "traceback": text[-6000:]}
 
 
 class _Shell:
@@ -154,27 +104,75 @@ def _transform(source):
         return source
 
 
+def _copy_submission():
+    """The submission's files into the working directory (never following a link)."""
+    here = os.getcwd()
+    if not os.path.isdir(SUBMISSION) or os.path.realpath(SUBMISSION) == os.path.realpath(here):
+        return
+    for folder, dirs, files in os.walk(SUBMISSION):
+        rel = os.path.relpath(folder, SUBMISSION)
+        target = os.path.normpath(os.path.join(here, rel))
+        os.makedirs(target, exist_ok=True)
+        for name in files:
+            src = os.path.join(folder, name)
+            if not os.path.islink(src):
+                shutil.copyfile(src, os.path.join(target, name), follow_symlinks=False)
+
+
+def _too_many_files(limit=MAX_FILES):
+    """Whether the working directory and /tmp hold more than ``limit`` entries (counting stops early)."""
+    n = 0
+    for top in (os.getcwd(), "/tmp"):
+        stack = [top]
+        while stack:
+            try:
+                entries = os.scandir(stack.pop())
+            except OSError:
+                continue
+            with entries:
+                for e in entries:
+                    n += 1
+                    if n > limit:
+                        return True
+                    try:
+                        if e.is_dir(follow_symlinks=False):
+                            stack.append(e.path)
+                    except OSError:
+                        pass
+    return False
+
+
 def main():
-    rpc = os.fdopen(os.dup(1), "w", buffering=1)
-    requests = os.fdopen(os.dup(0), "r")
+    rpc = os.fdopen(os.dup(1), "wb", buffering=0)
+    requests = os.fdopen(os.dup(0), "rb")
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     sys.stdin = open(os.devnull)
+
+    def reply(message):
+        try:
+            data = wire.dumps(message)
+        except (TypeError, ValueError) as exc:
+            data = wire.dumps({"id": message.get("id"), "stdout": "",
+                               "error": {"ename": "TypeError", "evalue": str(exc)[:300], "traceback": ""}})
+        rpc.write(data)
+
+    try:
+        _copy_submission()
+    except OSError as exc:
+        reply({"ready": False, "error": f"the submission's files could not be copied: {exc}"})
+        return
+    sys.path.insert(0, os.getcwd())
     shell = _Shell()
     namespace = {"__name__": "__main__", "__builtins__": __builtins__,
                  "get_ipython": lambda: shell, "display": lambda *a, **k: None}
-    cell_counter = [0]
-
-    def reply(message):
-        rpc.write(json.dumps(message, allow_nan=True) + "\n")
-        rpc.flush()
-
+    counter = 0
     reply({"ready": True})
     for line in requests:
         try:
-            req = json.loads(line)
-        except ValueError:
+            req = wire.loads(line)
+        except wire.WireError:
             continue
         out = _Capped()
         sys.stdout = sys.stderr = out
@@ -182,18 +180,22 @@ def main():
         answer = {"id": req.get("id")}
         try:
             if op == "exec":
-                cell_counter[0] += 1
-                name = f"<cell {req.get('cell', cell_counter[0])}>"
+                counter += 1
+                name = f"<cell {req.get('cell', counter)}>"
                 try:
                     code = compile(_transform(req["source"]), name, "exec")
                     exec(code, namespace)
                     answer["error"] = None
                 except BaseException as exc:  # noqa: BLE001 - the student's code may raise anything
                     if isinstance(exc, SystemExit):
-                        answer["error"] = {"ename": "SystemExit", "evalue": str(exc.code),
+                        answer["error"] = {"ename": "SystemExit", "evalue": str(exc.code)[:200],
                                            "traceback": "SystemExit: the cell called sys.exit()"}
                     else:
                         answer["error"] = _error(exc)
+                if _too_many_files():
+                    answer["error"] = {"ename": "ScratchSpaceError",
+                                       "evalue": f"the cell left more than {MAX_FILES} files in the working "
+                                                 "folder and /tmp", "traceback": ""}
             elif op == "describe":
                 kinds, values = {}, {}
                 for name in req["names"]:
@@ -201,15 +203,15 @@ def main():
                         kinds[name] = "missing"
                         continue
                     obj = namespace[name]
-                    if callable(obj):
-                        kinds[name] = "callable"
-                        continue
                     try:
-                        values[name] = _encode(obj)
+                        if callable(obj):
+                            kinds[name] = "callable"
+                            continue
+                        values[name] = wire.encode(obj, lenient=True)
                         kinds[name] = "value"
-                    except Exception as exc:  # noqa: BLE001
+                    except BaseException as exc:  # noqa: BLE001
                         kinds[name] = "other"
-                        values[name] = str(exc)[:300]
+                        values[name] = str(exc)[:300] if isinstance(exc, Exception) else "not plain data"
                 answer.update(kinds=kinds, values=values)
             elif op == "call":
                 func = namespace.get(req["name"])
@@ -218,25 +220,25 @@ def main():
                                        "traceback": ""}
                 else:
                     try:
-                        result = func(*_decode(req["args"]), **_decode(req["kwargs"]))
+                        result = func(*wire.decode(req["args"]), **wire.decode(req["kwargs"]))
                     except BaseException as exc:  # noqa: BLE001
                         answer["error"] = _error(exc, skip=1)
                     else:
                         try:
-                            answer["result"] = _encode(result)
+                            answer["result"] = wire.encode(result, lenient=True)
                             answer["error"] = None
-                        except Exception as exc:  # noqa: BLE001
-                            answer["error"] = {"ename": "TypeError", "evalue": f"{req['name']} returned {exc}",
+                        except BaseException as exc:  # noqa: BLE001
+                            answer["error"] = {"ename": "TypeError",
+                                               "evalue": f"{req['name']} returned {str(exc)[:300]}",
                                                "traceback": ""}
             else:
                 answer["error"] = {"ename": "ProtocolError", "evalue": f"unknown op {op!r}", "traceback": ""}
+        except BaseException as exc:  # noqa: BLE001 - never leave a request unanswered
+            answer["error"] = _error(exc)
         finally:
             sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
         answer["stdout"] = out.text()
-        try:
-            reply(answer)
-        except (TypeError, ValueError) as exc:
-            reply({"id": req.get("id"), "stdout": "", "error": {"ename": "TypeError", "evalue": str(exc), "traceback": ""}})
+        reply(answer)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,19 @@
 """Test-session hooks shared by tests/."""
+import pytest
+
+# Fixtures that start whole processes for seconds or more: a test that uses one is slow
+# (`make test-fast` leaves it out). Modules that are slow throughout carry the mark themselves.
+SLOW_FIXTURES = {"graded", "hostile", "student_lab", "instructor_lab", "lab", "deployment"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(config, items):
+    """Mark slow: every notebook check of nbval (each runs a kernel through a whole notebook)
+    and every test that uses one of SLOW_FIXTURES."""
+    slow = pytest.mark.slow
+    for item in items:
+        if item.path.suffix == ".ipynb" or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(slow)
 
 
 def pytest_terminal_summary(terminalreporter):

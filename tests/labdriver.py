@@ -43,6 +43,10 @@ NOT_COPIED = shutil.ignore_patterns(".venv", ".git", "__pycache__", ".pytest_cac
                                     ".ipynb_checkpoints", "browser-screenshots", "submitted", "autograded",
                                     "feedback", "gradebook.db*", "grades.csv", "grades-summary.txt")
 MODES = {"student": "lab", "instructor": "lab-instructor"}
+# How long a test waits for a state of the page or the server before it fails. Tests wait for
+# the state itself (Playwright's auto-waiting, polling the server), never a fixed time, so on a
+# busy machine they only take longer; this bound is there so that a real hang ends.
+WAIT_MS = int(os.environ.get("COURSE_BROWSER_WAIT_MS", 300_000))
 
 
 # --- the browser ------------------------------------------------------------------------
@@ -121,7 +125,7 @@ class Lab:
 
 
 @contextlib.contextmanager
-def running_lab(mode, workdir, *, timeout=120):
+def running_lab(mode, workdir, *, timeout=WAIT_MS / 1000):
     """Start ``make lab`` (mode ``"student"``) or ``make lab-instructor`` on a copy of the course.
 
     ``workdir`` (an empty folder) receives the copy (``course/``), the Jupyter settings
@@ -174,7 +178,7 @@ TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*Cell In\[\d+\],
                        re.M)
 
 
-def open_notebook(page, lab, path, *, kernel=True, timeout=60_000):
+def open_notebook(page, lab, path, *, kernel=True, timeout=WAIT_MS):
     """Open ``path`` (relative to the course) in a fresh workspace; wait for an idle kernel."""
     page.goto(lab.url(f"lab/tree/{path}", reset=None))
     page.wait_for_selector(f"{ACTIVE} .jp-Notebook .jp-Cell", timeout=timeout)
@@ -203,13 +207,17 @@ def menu_command(page, menu, command):
     page.locator(f".lm-Menu li[data-command='{command}']").click()
 
 
-def run_all(page, *, timeout=180_000):
+def run_all(page, *, timeout=WAIT_MS):
     """Run -> Run All Cells, and wait until the kernel is done.
 
     Returns the prompts of the code cells ("[1]:", ... or "[ ]:" for a cell that never ran).
     """
     menu_command(page, "Run", "runmenu:run-all")
-    page.wait_for_timeout(300)
+    # Either the cells start running, or JupyterLab first asks for a kernel.
+    page.wait_for_function(
+        """(active) => document.querySelector('.jp-Dialog .jp-Dialog-header')
+                       || [...document.querySelectorAll(active + ' .jp-CodeCell .jp-InputPrompt')]
+                          .some(p => /[*\\d]/.test(p.textContent))""", arg=ACTIVE, timeout=timeout, polling=100)
     accept_dialog(page, "Select Kernel")
     page.wait_for_function(
         """(active) => {
@@ -293,7 +301,7 @@ def controls(widget):
     return [c for _, c in sorted(zip(order, found), key=lambda t: t[0])]
 
 
-def operate(page, widget, kind, control, *, timeout=10_000):
+def operate(page, widget, kind, control, *, timeout=30_000):
     """Move a slider one step (keyboard) or press a button, as a student does.
 
     Waits until the widget shows a new picture and a new text. Returns
@@ -344,6 +352,8 @@ def browser():
         from playwright.sync_api import sync_playwright
     except ImportError:
         _require_browser("the playwright package is missing: run 'make setup'")
+    from playwright.sync_api import expect
+    expect.set_options(timeout=WAIT_MS)
     with sync_playwright() as p:
         b = launch_browser(p, executable)
         yield b
@@ -374,7 +384,7 @@ def new_page(browser, request):
     afterwards.
     """
     context = browser.new_context(viewport={"width": 1400, "height": 900})
-    context.set_default_timeout(30_000)
+    context.set_default_timeout(WAIT_MS)
     pages, labs = [], []
     request.node._course_pages = pages
 

@@ -44,6 +44,7 @@ def test_findings_give_the_line():
     assert (4, "ends the process: os._exit") in findings
 
 
+@pytest.mark.slow  # releases with nbgrader, runs the grading CLI
 def test_audit_lists_each_submission_and_changes_nothing(tmp_path):
     course = make_course(tmp_path)
     release(course, ASSIGNMENT)

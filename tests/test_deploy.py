@@ -38,7 +38,7 @@ import pytest
 
 from grading_helpers import ASSIGNMENT, ROOT, fill, reference_bodies
 
-pytestmark = pytest.mark.deploy
+pytestmark = [pytest.mark.deploy, pytest.mark.slow]
 
 PREFIX = Path(os.environ.get("COURSE_DEPLOY_PREFIX", "/opt/ml-foundations-ci"))
 INSTRUCTOR = "mlfci-teacher"

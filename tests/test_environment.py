@@ -4,6 +4,7 @@ exactly the locked set."""
 import re
 import subprocess
 import sys
+import sysconfig
 
 try:
     import tomllib
@@ -111,7 +112,9 @@ def test_installed_packages_are_exactly_the_locked_set():
     for name, version, marker in lock_entries(exported(*TEST_SET)):
         if not marker or Marker(marker).evaluate():
             wanted[name] = version
-    installed = {canonicalize_name(d.metadata["Name"]): d.version for d in metadata.distributions()}
+    # what is installed in the environment itself (setuptools puts its vendored copies on sys.path)
+    site = sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")})
+    installed = {canonicalize_name(d.metadata["Name"]): d.version for d in metadata.distributions(path=site)}
     installed.pop("course-lib", None)
     problems = [f"{n}: not installed (lock: {v})" for n, v in wanted.items() if n not in installed]
     problems += [f"{n}: {installed[n]} installed, lock says {v}" for n, v in wanted.items()

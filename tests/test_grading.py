@@ -2,7 +2,7 @@
 
 One autograde run grades a whole class of programmatic submissions — the reference
 solution, the untouched release, a partial one, one known-wrong answer per exercise,
-endless loops, a warning on stderr, a dying kernel, a broken file, deleted test cells,
+endless loops, a warning on stderr, a dying process, a broken file, deleted test cells,
 an answer that calls course_lib — with real nbgrader and real kernels, and every grade
 is checked. The real repository's submitted/, autograded/ and gradebook are never used.
 """
@@ -128,8 +128,10 @@ CASES = {
     "endless_loop_swallows_interrupt": (answers(pla_solution=PLA_ENDLESS_SWALLOWS_INTERRUPT), lost("pla"), ("pla",)),
     "warning_on_stderr": (answers(predict_solution=PREDICT_WITH_WARNINGS), TOTAL, ()),
     "calls_course_lib": (answers(pla_solution=PLA_CALLS_COURSE_LIB), lost("pla"), ("pla",)),
+    # a death is a failure of the cell it happens in, like a timeout: the rest is graded
+    "kernel_dies": (answers(pla_solution=PLA_KILLS_KERNEL), lost("pla"), ("pla",)),
 }
-UNGRADED = {"kernel_dies": "kernel died", "broken_json": "not valid JSON"}
+UNGRADED = {"broken_json": "not valid JSON"}
 
 
 def _released():
@@ -153,7 +155,6 @@ def graded(tmp_path_factory):
     for student, (ans, _, _) in CASES.items():
         submit(course, student, fill(released, ans))
     submit(course, "untouched", released)
-    submit(course, "kernel_dies", fill(released, answers(pla_solution=PLA_KILLS_KERNEL)))
     submit(course, "broken_json", raw=nbformat.writes(fill(released, REF))[:-200])
     submit(course, "deleted_test_cells_reference", _tampered(fill(released, REF)))
     submit(course, "deleted_test_cells_wrong",
@@ -173,6 +174,7 @@ def test_every_assignment_in_source_is_released():
     assert released == ASSIGNMENTS, "release/ and source/ hold different assignments: run `make release`"
 
 
+@pytest.mark.slow  # runs nbgrader
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_release_is_up_to_date_with_source(tmp_path, assignment):
     fresh = release(ROOT, assignment, dest=tmp_path)
@@ -239,25 +241,6 @@ def test_test_cells_take_from_the_student_only_what_the_student_defines(assignme
         if c.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
             extra = student_names(c.source) - defined
             assert not extra, f"{assignment}, {grade_id(c)} reads {sorted(extra)}, which no solution cell defines"
-
-
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_reference_test_cells_take_under_two_seconds(assignment):
-    from datetime import datetime
-
-    from nbclient import NotebookClient
-    nb = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4)
-    NotebookClient(nb, timeout=60, kernel_name="python3", record_timing=True,
-                   resources={"metadata": {"path": str(ROOT)}}).execute()
-    slow = {}
-    for c in nb.cells:
-        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade"):
-            t = c.metadata["execution"]
-            took = (datetime.fromisoformat(t["shell.execute_reply"].rstrip("Z"))
-                    - datetime.fromisoformat(t["iopub.execute_input"].rstrip("Z"))).total_seconds()
-            if took > 2.0:
-                slow[grade_id(c)] = took
-    assert not slow, f"test cells of {assignment} slower than 2 s on the reference solution: {slow}"
 
 
 # -- grades ---------------------------------------------------------------------------
@@ -345,6 +328,7 @@ def test_feedback_shows_no_hidden_test(graded):
 
 # -- re-runs and bad input --------------------------------------------------------------
 
+@pytest.mark.slow  # autogrades (nbgrader, kernels)
 def test_rerun_leaves_no_stale_score(tmp_path):
     course = make_course(tmp_path)
     release(course, ASSIGNMENT)
@@ -365,6 +349,7 @@ def test_rerun_leaves_no_stale_score(tmp_path):
     assert not (course / "autograded" / "alice" / ASSIGNMENT).exists()
 
 
+@pytest.mark.slow  # autogrades (nbgrader, kernels)
 def test_autograde_without_submissions_says_what_it_expected(tmp_path):
     course = make_course(tmp_path)
     with pytest.raises(CourseError, match=r"no submissions of 'ps1_perceptron'.*submitted/<student>/ps1_perceptron"):
@@ -411,8 +396,3 @@ def test_lab_validate_button_uses_the_course_configuration(graded, monkeypatch):
     assert not result.get("failed"), result
     result = Validator(config=app.config).validate(str(sub / "untouched" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"))
     assert result.get("failed")
-
-
-def test_grading_run_time(graded):
-    # 19 submissions, two of them stopped by the timeout: well under two minutes
-    assert graded["elapsed"] < 150, graded["elapsed"]

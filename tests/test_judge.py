@@ -1,7 +1,7 @@
-"""The judge: only plain data cross from the student's process, and no student code runs here."""
+"""The judge and its channel: only plain data cross from the student's process, no student code runs here,
+and nothing the student's process sends can block, crash or bloat the grader."""
 import base64
 import json
-import time
 
 import numpy as np
 import pytest
@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grading import worker as worker_module
 from grading.checks import reference_calls_in_source, refuse_reference
-from grading.judge import (KernelDied, Opaque, Proxy, Session, decode, encode,
-                           run_test_cell, student_names)
+from grading.engine import Session
+from grading.judge import Opaque, Proxy, run_test_cell, student_names
 from grading.sandbox import Sandbox
+from grading.wire import WireError, decode, encode
 
 # -- plain data --------------------------------------------------------------------------
 
@@ -37,7 +37,7 @@ def _same(a, b):
 @given(plain)
 def test_what_the_worker_sends_is_rebuilt_exactly(value):
     # the worker's encoder, through JSON, into the judge's decoder
-    wire = json.loads(json.dumps(worker_module._encode(value)))
+    wire = json.loads(json.dumps(encode(value, lenient=True)))
     assert _same(value, decode(wire))
 
 
@@ -45,11 +45,11 @@ def test_what_the_worker_sends_is_rebuilt_exactly(value):
 @given(plain)
 def test_what_the_judge_sends_is_rebuilt_exactly(value):
     wire = json.loads(json.dumps(encode(value)))
-    assert _same(value, worker_module._decode(wire))
+    assert _same(value, decode(wire))
 
 
 def test_tuples_reach_the_student_as_tuples():
-    assert worker_module._decode(encode((1, [2.0]))) == (1, [2.0])
+    assert decode(encode((1, [2.0]))) == (1, [2.0])
 
 
 @pytest.mark.parametrize("bad", [
@@ -59,7 +59,7 @@ def test_tuples_reach_the_student_as_tuples():
     {"__ndarray__": "", "dtype": "<f8", "shape": "x"},
 ])
 def test_malformed_arrays_are_refused(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(WireError):
         decode(bad)
 
 
@@ -72,14 +72,14 @@ def test_rigged_objects_become_plain_numbers():
         def __eq__(self, other):
             return True
 
-    got = decode(json.loads(json.dumps(worker_module._encode([Always(3), np.zeros(2).view(Rigged)]))))
+    got = decode(json.loads(json.dumps(encode([Always(3), np.zeros(2).view(Rigged)], lenient=True))))
     assert type(got[0]) is int and got[0] == 3 and not (got[0] == 4)
     assert type(got[1]) is np.ndarray and not np.array_equal(got[1], [1.0, 1.0])
 
 
 def test_objects_that_are_not_data_are_refused_by_the_worker():
     with pytest.raises(TypeError, match="generator"):
-        worker_module._encode((x for x in range(3)))
+        encode((x for x in range(3)), lenient=True)
 
 
 # -- which names a test takes from the submission -----------------------------------------
@@ -94,7 +94,9 @@ def test_student_names_are_the_free_names_of_a_test():
 
 @pytest.fixture
 def session(tmp_path):
-    s = Session(tmp_path, sandbox=Sandbox(), replay_timeout=30)
+    box = Sandbox()
+    box.check()
+    s = Session(tmp_path, sandbox=box, replay_timeout=30)
     s.start()
     yield s
     s.close()
@@ -132,17 +134,20 @@ def test_an_endless_call_is_stopped_and_the_definitions_are_restored(session):
     session.exec_cell(0, "def ok():\n    return 41 + 1", 5)
     session.exec_cell(1, "def stuck():\n    while True:\n        try:\n            pass\n"
                          "        except KeyboardInterrupt:\n            pass", 5)
-    start = time.monotonic()
     _, err = _test(session, "stuck()", timeout=2)
-    assert err["ename"] == "CellTimeoutError" and time.monotonic() - start < 15
+    assert err["ename"] == "CellTimeoutError"
     _, err = _test(session, "assert ok() == 42")
     assert err is None
 
 
-def test_a_dying_process_makes_the_submission_ungraded(session):
-    session.exec_cell(0, "import os\ndef die():\n    os._exit(3)", 5)
-    with pytest.raises(KernelDied, match="died"):
-        _test(session, "die()")
+def test_a_dying_process_fails_the_cell_and_the_rest_is_graded(session):
+    session.exec_cell(0, "import os\ndef die():\n    os._exit(3)\ndef ok():\n    return 42", 5)
+    _, err = _test(session, "die()")
+    assert err["ename"] == "ProcessDied"
+    _, err = _test(session, "try:\n    die()\nexcept Exception:\n    pass")   # a test cannot swallow it
+    assert err["ename"] == "ProcessDied"
+    _, err = _test(session, "assert ok() == 42")
+    assert err is None
 
 
 def test_opaque_values_fail_clearly():

@@ -38,3 +38,14 @@ def test_lecture_notebooks_are_thin_and_seeded(path):
     long_defs = [m.group(1) for m in re.finditer(r"^def (\w+)", code, flags=re.M)]
     assert len(long_defs) <= 2, f"functions {long_defs} belong in course_lib, not in the notebook"
     assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("#"), "start with a title"
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=ids(LECTURES))
+def test_every_lecture_has_a_widget_and_questions_with_their_answers(path):
+    nb = nbformat.read(path, as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "cl.widgets." in code, "each lecture has something to move: a widget of course_lib.widgets"
+    answers = re.findall(r"<details>\s*<summary>(.*?)</summary>(.*?)</details>", text, flags=re.S)
+    assert 2 <= len(answers) <= 4, f"{len(answers)} questions with click-to-open answers; the lectures have 2 to 4"
+    assert all(body.strip() for _, body in answers), "an answer is empty"

@@ -4,6 +4,7 @@ Every random test draws its data from a seed (fixed, or drawn by Hypothesis), so
 failure can be replayed; each must pass for any seed.
 """
 import math
+import os
 
 import numpy as np
 import pytest
@@ -12,7 +13,17 @@ from hypothesis import strategies as st
 from sklearn.linear_model import Perceptron
 
 import course_lib as cl
-from course_lib.perceptron import add_bias, error_rate, perceptron_dual, perceptron_with_bias, pla, pocket, pocket_runs, predict
+from course_lib.perceptron import (
+    add_bias,
+    error_rate,
+    perceptron_dual,
+    perceptron_with_bias,
+    pla,
+    pla_runs,
+    pocket,
+    pocket_runs,
+    predict,
+)
 
 seeds = st.integers(0, 2**32 - 1)
 SETTINGS = settings(max_examples=25, deadline=None)
@@ -256,6 +267,118 @@ def test_each_of_pocket_runs_is_one_pocket_run(seed, n, d, n_runs, max_updates):
         np.testing.assert_allclose(runs.ein_pla[r], one.ein_pla)
 
 
+@st.composite
+def grid_data(draw, max_n=40, max_d=3):
+    """Small integer features and random labels: every sum is exact, and scores of exactly 0
+    (classified as -1) happen often, so the fast paths must follow the rules to the letter."""
+    n = draw(st.integers(2, max_n))
+    d = draw(st.integers(1, max_d))
+    seed = draw(seeds)
+    rng = np.random.default_rng(seed)
+    X = add_bias(rng.integers(-3, 4, size=(n, d)).astype(float))
+    y = rng.choice([-1.0, 1.0], size=n)
+    return X, y, seed
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=grid_data(), max_updates=st.integers(0, 60), n_runs=st.integers(1, 6))
+def test_pocket_and_pocket_runs_equal_the_plain_loop_exactly_even_with_ties(data, max_updates, n_runs):
+    X, y, seed = data
+    runs = pocket_runs(X, y, n_runs=n_runs, max_updates=max_updates, rng=seed)
+    for r in range(n_runs):
+        best, last, ein_pla, ein_pocket = pocket_loop(X, y, runs.orders[r], max_updates)
+        one = pocket(X, y, max_updates=max_updates, cycle=runs.orders[r])
+        for res in (one, (runs.w[r], runs.w_last[r], None, runs.ein_pocket[r], runs.ein_pla[r])):
+            np.testing.assert_array_equal(res[0], best)
+            np.testing.assert_array_equal(res[1], last)
+            np.testing.assert_array_equal(res[3], ein_pocket)
+            np.testing.assert_array_equal(res[4], ein_pla)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=grid_data(), max_updates=st.integers(0, 60), n_runs=st.integers(1, 6))
+def test_pla_and_pla_runs_equal_the_plain_loop_exactly_even_with_ties(data, max_updates, n_runs):
+    X, y, seed = data
+    runs = pla_runs(X, y, n_runs=n_runs, max_updates=max_updates, rng=seed)
+    for r in range(n_runs):
+        w, updates, halted = pla_loop(X, y, runs.orders[r], max_updates)
+        one = pla(X, y, cycle=runs.orders[r], max_updates=max_updates)
+        np.testing.assert_array_equal(one.w, w)
+        np.testing.assert_array_equal(one.corrected, updates)
+        assert one.halted == halted and one.n_updates == len(updates)
+        np.testing.assert_array_equal(runs.w[r], w)
+        assert runs.n_updates[r] == len(updates) and runs.halted[r] == halted
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=seeds, n=st.integers(2, 80), d=st.integers(1, 4), n_runs=st.integers(1, 10))
+def test_pla_runs_on_separable_data_all_halt_as_pla_does(seed, n, d, n_runs):
+    X, y, _ = separable(seed, n, d, 0.05)
+    runs = pla_runs(X, y, n_runs=n_runs, rng=seed)
+    assert runs.halted.all() and runs.orders.shape == (n_runs, n)
+    for r in range(n_runs):
+        one = pla(X, y, cycle=runs.orders[r])
+        np.testing.assert_array_equal(runs.w[r], one.w)
+        assert runs.n_updates[r] == one.n_updates
+        assert error_rate(runs.w[r], X, y) == 0.0
+
+
+def test_runs_in_different_blocks_are_each_one_run():
+    """More runs than one block holds: every run still equals its own single run."""
+    X, y, _ = cl.make_noisy(30, 2, noise=0.2, rng=3)
+    X = add_bias(X)
+    runs = pocket_runs(X, y, n_runs=700, max_updates=25, rng=5)
+    for r in list(range(0, 700, 37)) + [255, 256, 511, 512, 699]:
+        one = pocket(X, y, max_updates=25, cycle=runs.orders[r])
+        np.testing.assert_array_equal(runs.w[r], one.w)
+        np.testing.assert_array_equal(runs.ein_pla[r], one.ein_pla)
+
+
+def test_pla_runs_reproducible_and_refuses_bad_input():
+    X, y, _ = separable(1, 40, 2, 0.1)
+    a, b = pla_runs(X, y, n_runs=4, rng=7), pla_runs(X, y, n_runs=4, rng=np.random.default_rng(7))
+    np.testing.assert_array_equal(a.orders, b.orders)
+    np.testing.assert_array_equal(a.w, b.w)
+    with pytest.raises(ValueError, match="n_runs"):
+        pla_runs(X, y, n_runs=0)
+    with pytest.raises(ValueError, match="max_updates"):
+        pla_runs(X, y, n_runs=2, max_updates=-1)
+    with pytest.raises(ValueError, match="eta"):
+        pla_runs(X, y, n_runs=2, eta=0)
+
+
+_HOMEWORK = os.environ.get("COURSE_DATA_DIR")
+
+
+def homework(name):
+    """A course homework file from the reference folder (never downloaded here), or skip saying why."""
+    if not _HOMEWORK:
+        pytest.skip("COURSE_DATA_DIR is not set; point it at the reference data folder (../shared/data) to run this test")
+    try:
+        X, y = cl.load_homework(name, data_dir=_HOMEWORK, download=False)
+    except FileNotFoundError:
+        pytest.skip(f"COURSE_DATA_DIR={_HOMEWORK} holds no ntu_hw1/{name}")
+    return add_bias(X), y
+
+
+@pytest.mark.data
+def test_the_homework_runs_equal_plain_runs_on_the_real_files():
+    X15, y15 = homework("hw1_15_train.dat")
+    runs = pla_runs(X15, y15, n_runs=40, rng=2026)
+    assert runs.halted.all()
+    for r in range(0, 40, 4):
+        w, updates, halted = pla_loop(X15, y15, runs.orders[r])
+        np.testing.assert_array_equal(runs.w[r], w)
+        assert runs.n_updates[r] == len(updates) and halted
+    X18, y18 = homework("hw1_18_train.dat")
+    pr = pocket_runs(X18, y18, n_runs=40, max_updates=50, rng=2026)
+    for r in range(0, 40, 8):
+        best, last, _, ein_pocket = pocket_loop(X18, y18, pr.orders[r], 50)
+        np.testing.assert_array_equal(pr.w[r], best)
+        np.testing.assert_array_equal(pr.w_last[r], last)
+        np.testing.assert_array_equal(pr.ein_pocket[r], ein_pocket)
+
+
 def test_pocket_on_separable_data_ends_where_pla_ends():
     # Fun Time 4: on separable data both return a perfect w; pocket only costs more.
     X, y, _ = separable(8, 60, 2, 0.1)
@@ -390,3 +513,32 @@ def test_bad_input_is_refused_with_a_message_naming_it(call, match):
         return
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# -- statements of the Lecture 2 notebooks, checked ---------------------------------------
+
+def test_negating_all_weights_swaps_every_answer_but_negating_w1_w2_mirrors_the_line():
+    # 02-1 "Try it": -w gives N minus the mistakes of w; (w0, -w1, -w2) does not in general
+    X, y, _ = cl.make_separable(40, 2, margin=0.1, rng=np.random.default_rng(21))
+    Xb = add_bias(X)
+    mistakes = lambda w: int(np.sum(predict(w, Xb) != y))  # noqa: E731
+    w = np.array([0.5, 1.0, 1.0])
+    assert np.all(Xb @ w != 0)
+    assert mistakes(-w) == len(y) - mistakes(w)
+    assert mistakes(w * [1, -1, -1]) != len(y) - mistakes(w)
+    # the mirrored line: (w0, -w1, -w2) classifies x as w classifies -x
+    np.testing.assert_array_equal(predict(w * [1, -1, -1], Xb), predict(w, add_bias(-X)))
+
+
+def test_pocket_and_pla_agree_on_separable_data_only_with_the_same_order():
+    # 02-4, the answer to its first question
+    X, y, _ = cl.make_separable(200, 3, margin=0.05, rng=5)
+    Xb = add_bias(X)
+    for cycle in ["naive", np.random.default_rng(1).permutation(200)]:
+        run = pla(Xb, y, cycle=cycle)
+        kept = pocket(Xb, y, max_updates=run.n_updates + 50, cycle=cycle)
+        np.testing.assert_array_equal(kept.w, run.w)
+        assert kept.ein_pocket[-1] == 0
+    others = [pocket(Xb, y, max_updates=2_000, cycle="random", rng=s).w for s in range(5)]
+    assert all(error_rate(w, Xb, y) == 0 for w in others)
+    assert any(not np.allclose(w, pla(Xb, y).w) for w in others)   # another order, another perfect line

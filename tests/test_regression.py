@@ -479,3 +479,67 @@ def test_regression_pictures_draw_and_check_their_input():
     with pytest.raises(ValueError, match="w has 3 weights"):
         plotting.plot_probability_map(X, yc, [0.0, 1.0, 1.0], transform=cl.poly_transform)
     plt.close("all")
+
+
+# -- statements of the regression notebooks, checked ---------------------------------------
+
+def test_on_the_circle_target_the_least_squares_line_is_no_better_than_a_constant():
+    # 04-2: on average, and on most data sets, a line does worse than always answering the majority label
+    line, constant = [], []
+    for seed in range(60):
+        X, y = cl.make_circle_data(1000, noise=0.1, rng=seed)
+        Xb = cl.add_bias(X)
+        w = cl.linear_classifier(Xb, y)
+        line.append(np.mean(np.where(Xb @ w > 0, 1, -1) != y))
+        constant.append(min(np.mean(y > 0), np.mean(y < 0)))
+    line, constant = np.array(line), np.array(constant)
+    assert line.mean() > constant.mean() + 0.015
+    assert np.mean(line > constant) > 0.5
+    assert line.min() > 0.3                                  # and never anywhere near good
+    # and the quadratic transform does far better than both
+    w2 = cl.linear_classifier(cl.poly_transform(X), y)
+    assert np.mean(np.where(cl.poly_transform(X) @ w2 > 0, 1, -1) != y) < 0.2
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), fraction=st.floats(0.1, 0.99))
+def test_gradient_descent_lowers_the_cross_entropy_at_every_step_below_two_over_l(seed, fraction):
+    # 04-3: with theta' <= 1/4 the curvature is at most L = lambda_max(X^T X / N) / 4; any eta < 2/L descends
+    rng = np.random.default_rng(seed)
+    X = cl.add_bias(rng.uniform(-1, 1, size=(60, 2)) * rng.uniform(0.5, 3))
+    y = np.where(rng.random(60) < 0.5, 1.0, -1.0)
+    L = np.linalg.eigvalsh(X.T @ X / len(y)).max() / 4
+    fit = cl.logistic_regression(X, y, eta=fraction * 2 / L, tol=0.0, max_epochs=50)
+    assert np.all(np.diff(fit.ein) <= 1e-12)
+
+
+def test_on_separable_data_the_cross_entropy_has_no_minimiser():
+    # 04-3: E_in keeps falling and the weights keep growing; the gradient never vanishes
+    X, y, _ = cl.make_separable(50, 2, margin=0.1, rng=2)
+    X = cl.add_bias(X)
+    fits = [cl.logistic_regression(X, y, eta=1.0, tol=0.0, max_epochs=k) for k in (500, 2000, 8000)]
+    norms = [np.linalg.norm(f.w) for f in fits]
+    eins = [f.ein[-1] for f in fits]
+    assert norms[0] < norms[1] < norms[2] and eins[0] > eins[1] > eins[2] > 0
+    assert not any(f.converged for f in fits)
+    w = fits[-1].w
+    assert cl.cross_entropy_error(2 * w, X, y) < cl.cross_entropy_error(w, X, y)   # longer is always better
+
+
+def test_descent_paths_repeat_the_fits_step_by_step():
+    from course_lib.regression import gradient_descent_path, sgd_path
+
+    rng = np.random.default_rng(4)
+    X = cl.add_bias(rng.uniform(-1, 1, size=(30, 2)))
+    y = np.where(rng.random(30) < 0.5, 1.0, -1.0)
+    path = gradient_descent_path(X, y, eta=0.7, n_steps=12)
+    for k in (1, 5, 12):
+        np.testing.assert_allclose(path[k], cl.logistic_regression(X, y, eta=0.7, tol=0.0, max_epochs=k).w)
+    orders = np.array([rng.permutation(30) for _ in range(3)])
+    steps = sgd_path(X, y, eta=0.3, orders=orders)
+    w = np.zeros(3)
+    for e, order in enumerate(orders):
+        w = cl.logistic_sgd_epoch(w, X, y, eta=0.3, order=order)
+        np.testing.assert_allclose(steps[(e + 1) * 30], w)
+    with pytest.raises(ValueError, match="order"):
+        sgd_path(X, y, eta=0.3, orders=[[0, 99]])

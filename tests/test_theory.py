@@ -147,3 +147,41 @@ Y0 = [1.0, -1.0]
 def test_bad_input_is_refused_with_a_message_naming_it(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# -- statements of 02-3, checked ---------------------------------------------------------------
+
+def test_the_cosine_and_the_length_of_w_t_can_fall_while_the_bound_rises():
+    rng = np.random.default_rng(0)
+    cos_falls = norm_falls = 0
+    for _ in range(30):
+        X, y, w_f = cl.make_separable(200, 2, margin=0.03, rng=rng)
+        X = cl.add_bias(X)
+        run = cl.pla(X, y, cycle="random", rng=rng)
+        check = check_novikoff(run.trajectory, run.corrected, X, y, w_f)
+        assert check.holds and np.all(np.diff(check.cosine_lower) > 0)
+        # an independent cosine, from the trajectory itself
+        W = run.trajectory[1:]
+        cosine = W @ w_f / np.linalg.norm(W, axis=1) / np.linalg.norm(w_f)
+        cos_falls += bool(np.any(np.diff(cosine) < 0))
+        norm_falls += bool(np.any(np.diff(np.sum(run.trajectory**2, axis=1)) < 0))
+    assert cos_falls >= 25       # in nearly every run the cosine falls at some step
+    assert norm_falls >= 1
+
+
+def test_rho_in_the_lifted_space_is_the_gap_in_the_plane_over_sqrt_1_plus_w0_squared():
+    for seed in range(5):
+        X, y, w_f = cl.make_separable(200, 2, margin=0.03, rng=seed)
+        assert np.linalg.norm(w_f[1:]) == pytest.approx(1.0)
+        gap = np.min(y * (w_f[0] + X @ w_f[1:]))          # distance to the line, since ||(w1, w2)|| = 1
+        assert gap >= 0.03 - 1e-12
+        assert margin(w_f, cl.add_bias(X), y) == pytest.approx(gap / np.sqrt(1 + w_f[0] ** 2))
+
+
+def test_a_separating_line_with_unit_normal_has_its_bias_within_r():
+    # the condition |b| <= R of the bias form's (2R/gamma)^2 holds whenever both classes are present
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        X, y, w_f = cl.make_separable(int(rng.integers(5, 100)), int(rng.integers(2, 6)), margin=0.02, rng=rng)
+        if len(set(y)) == 2:
+            assert abs(w_f[0]) / np.linalg.norm(w_f[1:]) <= np.max(np.linalg.norm(X, axis=1))

@@ -184,3 +184,207 @@ def test_perceptron_explorer_status_shows_weights_and_error_count():
     assert explorer.n_errors == wrong
     assert "w = (-0.50, +1.00, +1.00)" in explorer.status.value
     assert f"<b>{wrong}</b> of {len(y)}" in explorer.status.value
+
+
+# -- the bin explorer: colours, status line and title tell the same story --------------------
+
+def bin_state(box):
+    """What the picture and the status line say: red bar positions and heights, title and status numbers."""
+    red = [c for c in box.ax.collections if c.get_label() == "$|\\nu-\\mu| > \\epsilon$"][0]
+    grey = [c for c in box.ax.collections if c.get_label() == "$|\\nu-\\mu| \\leq \\epsilon$"][0]
+    centre = lambda coll: [float(p.vertices[:4, 0].mean()) for p in coll.get_paths()]  # noqa: E731
+    height = lambda coll: [float(p.vertices[:4, 1].max()) for p in coll.get_paths()]  # noqa: E731
+    numbers = lambda text: [float(v) for v in re.findall(r"\d+(?:\.\d+)?(?:e[-+]\d+)?", text)]  # noqa: E731
+    return centre(red), height(red), centre(grey), numbers(box.ax.get_title()), box.status.value
+
+
+@pytest.mark.parametrize("mu, n, eps", [(0.4, 10, 0.1), (0.5, 20, 0.15), (0.3, 200, 0.1), (0.5, 1, 0.5)])
+def test_bin_explorer_colours_status_and_title_agree(mu, n, eps):
+    box = W.BinExplorer(mu=mu, n=n, eps=eps, n_samples=4_000, rng=5)
+    red_x, red_h, grey_x, title, status = bin_state(box)
+    # the reference: whole numbers of red marbles k, and "bad" when |k - mu N| > eps N exactly
+    k = np.round(box.nu * n).astype(int)
+    far = np.abs(k - round(mu * n)) > round(eps * n) if float(mu * n).is_integer() and float(eps * n).is_integer() \
+        else np.abs(k / n - mu) - eps > 1e-9
+    assert box.probability == pytest.approx(far.mean(), abs=0)
+    assert sum(red_h) == pytest.approx(box.probability, abs=1e-12)          # red bars add up to the status
+    for x in red_x:
+        assert abs(x - mu) > eps + 1e-9, f"a bar at nu = {x} is red but lies within eps"
+    for x in grey_x:
+        assert abs(x - mu) <= eps + 1e-9, f"a bar at nu = {x} is grey but lies outside eps"
+    p_title, bound_title = title[1], title[2]
+    assert re.search(r"<b>([\d.e+-]+)</b>", status)
+    shown = [float(v) for v in re.findall(r"<b>([\d.e+-]+)</b>", status)]
+    assert shown == [p_title, bound_title]                                  # the same numbers in both places
+    assert bound_title == pytest.approx(2 * np.exp(-2 * eps**2 * n), rel=1e-3)
+    if box.bound >= 1:
+        assert "says nothing" in status and "says nothing" in box.ax.get_title()
+        assert "below the bound" not in status
+
+
+def test_bin_explorer_default_state_has_the_tie_on_the_right_side():
+    box = W.BinExplorer(mu=0.4, n=10, eps=0.1, rng=0)
+    red_x, _, grey_x, _, _ = bin_state(box)
+    assert any(abs(x - 0.3) < 1e-9 for x in grey_x) and any(abs(x - 0.5) < 1e-9 for x in grey_x)
+    assert not any(abs(x - 0.3) < 1e-9 or abs(x - 0.5) < 1e-9 for x in red_x)
+
+
+def test_bin_explorer_never_prints_a_small_probability_as_zero():
+    box = W.BinExplorer(mu=0.5, n=500, eps=0.2, n_samples=1_000, rng=1)
+    assert box.probability == 0
+    assert "0.0000" not in box.status.value and "0.0000" not in box.ax.get_title()
+    assert f"{2 * np.exp(-2 * 0.04 * 500):.1e}" in box.status.value
+
+
+# -- the lectures' newer widgets, each against an independent computation ---------------------
+
+def test_outlier_regression_refits_as_numpy_does():
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-1, 1, 20)
+    y = 0.5 + x + 0.2 * rng.standard_normal(20)
+    box = W.OutlierRegression(x, y, outlier=(0.8, -2.0))
+    for xo, yo in [(0.8, -2.0), (1.1, 2.9), (-1.0, 0.0), (0.0, -3.0)]:
+        png = box.image.value
+        box.x_slider.value, box.y_slider.value = xo, yo
+        xa, ya = np.append(x, box.x_slider.value), np.append(y, box.y_slider.value)
+        slope, intercept = np.polyfit(xa, ya, 1)
+        np.testing.assert_allclose(box.w, [intercept, slope], atol=1e-10)
+        X = np.column_stack([np.ones(21), xa])
+        assert box.leverage == pytest.approx((X @ np.linalg.pinv(X))[-1, -1])
+        assert f"{box.leverage:.3f}" in box.status.value
+        if (xo, yo) != (0.8, -2.0):
+            assert box.image.value != png
+    slope0, intercept0 = np.polyfit(x, y, 1)
+    np.testing.assert_allclose(box.w_without, [intercept0, slope0], atol=1e-10)
+
+
+def test_an_outlier_far_out_drags_the_line_more_than_one_in_the_middle():
+    x = np.linspace(-1, 1, 15)
+    box = W.OutlierRegression(x, x.copy(), outlier=(0.0, 0.0))
+    box.y_slider.value = -3.0
+    middle = abs(box.w[1] - 1.0)
+    box.x_slider.value = 1.2
+    edge = abs(box.w[1] - 1.0)
+    assert edge > 3 * middle
+
+
+def test_hat_projection_is_the_orthogonal_projection():
+    box = W.HatProjection(x=(-1.0, 0.2, 1.0))
+    X = np.array([[1, -1.0], [1, 0.2], [1, 1.0]])
+    for values in [(-0.5, 1.2, 0.4), (2.0, -2.0, 0.0), (1.0, 1.0, 1.0)]:
+        for s, v in zip(box.sliders, values):
+            s.value = v
+        w, *_ = np.linalg.lstsq(X, np.array(values), rcond=None)
+        np.testing.assert_allclose(box.y_hat, X @ w, atol=1e-12)
+        np.testing.assert_allclose(X.T @ box.residual, 0, atol=1e-12)
+        assert f"{np.sum(box.residual**2) / 3:.3f}" in box.status.value
+    assert np.trace(box.H) == pytest.approx(2)
+    np.testing.assert_allclose(box.residual, 0, atol=1e-12)          # (1, 1, 1) lies in the plane
+
+
+def test_weight_decay_explorer_matches_scikit_learn_ridge():
+    from sklearn.linear_model import Ridge
+
+    X, y = cl.make_circle_data(30, rng=3)
+    Xt, yt = cl.make_circle_data(500, rng=4)
+    box = W.WeightDecayExplorer(X, y, Xt, yt, degree=6)
+    Z, Zt = cl.poly_transform(X, degree=6), cl.poly_transform(Xt, degree=6)
+    norms = []
+    for lam in [1e-4, 1e-2, 1.0, 100.0]:
+        png = box.image.value
+        box.slider.value = lam
+        w = Ridge(alpha=lam, fit_intercept=False, solver="svd").fit(Z, y).coef_
+        np.testing.assert_allclose(box.w, w, rtol=1e-5, atol=1e-7)
+        assert box.e_in == np.mean(np.where(Z @ w > 0, 1, -1) != y)
+        assert box.e_out == np.mean(np.where(Zt @ w > 0, 1, -1) != yt)
+        assert f"{box.e_out:.3f}" in box.status.value
+        norms.append(np.linalg.norm(box.w))
+        if lam != 1e-4:
+            assert box.image.value != png
+    assert norms == sorted(norms, reverse=True)                        # more decay, shorter weights
+
+
+def test_descent_explorer_takes_the_steps_of_gd_and_sgd():
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, size=(40, 2))
+    y = np.where(rng.random(40) < cl.theta(X @ np.array([2.0, -1.5])), 1.0, -1.0)
+    box = W.DescentExplorer(X, y, eta=0.5, epochs=5, rng=9)
+    for eta, k in [(0.5, 5), (2.0, 3), (10.0, 8)]:
+        png = box.image.value
+        box.eta_slider.value, box.epoch_slider.value = eta, k
+        eta = box.eta_slider.value
+        gd = cl.logistic_regression(X, y, method="gd", eta=eta, tol=0.0, max_epochs=k)
+        np.testing.assert_allclose(box.gd[-1], gd.w, rtol=1e-10, atol=1e-12)
+        assert len(box.gd) == k + 1
+        w = np.zeros(2)
+        for order in box.orders[:k]:
+            w = cl.logistic_sgd_epoch(w, X, y, eta=eta, order=order)
+        np.testing.assert_allclose(box.sgd[-1], w, rtol=1e-10, atol=1e-12)
+        assert len(box.sgd) == k * len(y) + 1
+        assert box.ein_gd == pytest.approx(cl.cross_entropy_error(gd.w, X, y))
+        assert box.ein_min <= min(box.ein_gd, box.ein_sgd) + 1e-9
+        assert f"{box.ein_sgd:.4f}" in box.status.value
+        if (eta, k) != (0.5, 5):
+            assert box.image.value != png
+
+
+def test_pocket_explorer_shows_what_pla_and_pocket_hold_after_t_updates():
+    X, y, _ = cl.make_noisy(80, 2, noise=0.15, rng=6)
+    Xt, yt, _ = cl.make_noisy(80, 2, noise=0.15, rng=7)
+    box = W.PocketExplorer(X, y, Xt, yt, max_updates=60, rng=3)
+    Xb, Xtb = cl.add_bias(X), cl.add_bias(Xt)
+    for t in [60, 0, 1, 17, 42]:
+        box.slider.value = t
+        ref_pla = cl.pla(Xb, y, cycle=box.order, max_updates=t) if t else None
+        w_pla = ref_pla.w if t else np.zeros(3)
+        np.testing.assert_allclose(box.w_pla, w_pla)
+        if t:
+            ref = cl.pocket(Xb, y, cycle=box.order, max_updates=t)
+            np.testing.assert_allclose(box.w_pocket, ref.w)
+        assert box.errors["PLA"] == (cl.error_rate(w_pla, Xb, y), cl.error_rate(w_pla, Xtb, yt))
+        assert box.errors["pocket"][0] == cl.error_rate(box.w_pocket, Xb, y)
+        assert box.errors["pocket"][0] <= box.errors["PLA"][0]
+        assert f"<b>t = {t}</b>" in box.status.value
+
+
+def test_sliders_are_wide_and_take_typed_values():
+    X, y = separable(0)
+    for widget in [W.PerceptronExplorer(X, y), W.BinExplorer(rng=0), W.HatProjection()]:
+        sliders = [v for k, v in vars(widget).items() if k.endswith("slider")] + list(getattr(widget, "sliders", []))
+        for s in sliders:
+            assert s.layout.width == "460px" and s.readout
+
+
+def test_new_widgets_refuse_bad_input():
+    with pytest.raises(ValueError, match="same length"):
+        W.OutlierRegression([0.0, 1.0], [0.0])
+    with pytest.raises(ValueError, match="outlier must lie within"):
+        W.OutlierRegression([0.0, 1.0], [0.0, 1.0], outlier=(5.0, 0.0))
+    with pytest.raises(ValueError, match="not all equal"):
+        W.HatProjection(x=(1.0, 1.0, 1.0))
+    with pytest.raises(ValueError, match="2 columns"):
+        W.DescentExplorer(np.ones((4, 3)), [1, -1, 1, -1])
+    with pytest.raises(ValueError, match="exponents"):
+        W.WeightDecayExplorer(np.zeros((2, 2)), [1, -1], np.zeros((2, 2)), [1, -1], exponents=(2, -4, 1))
+
+
+def test_margin_explorer_runs_pla_on_the_data_it_shows():
+    box = W.MarginExplorer(n=60, margin=0.2, rng=1)
+    for margin in [0.2, 0.05, 0.12, 0.2]:
+        png = box.image.value
+        box.slider.value = margin
+        Xb = cl.add_bias(box.X)
+        gap = np.min(box.y * (Xb @ box.w_f)) / np.linalg.norm(box.w_f[1:])
+        assert gap >= box.slider.value - 1e-9                        # the data keep the margin shown
+        assert np.all(cl.predict(box.result.w, Xb) == box.y)          # PLA halted with no mistake
+        rho = np.min(box.y * (Xb @ box.w_f)) / np.linalg.norm(box.w_f)
+        R2 = np.max(np.sum(Xb**2, axis=1))
+        assert box.check.bound == pytest.approx(R2 / rho**2)
+        assert box.result.n_updates <= R2 / rho**2
+        assert f"T = {box.result.n_updates}</b>" in box.status.value
+        if margin == 0.05:
+            assert box.image.value != png
+    first = box.result.w.copy()
+    box.slider.value = 0.05
+    box.slider.value = 0.2
+    np.testing.assert_array_equal(box.result.w, first)               # a margin always shows the same run

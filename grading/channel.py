@@ -1,0 +1,185 @@
+"""The grader's end of the channel to the student's process: every read and write bounded.
+
+:class:`Worker` starts :mod:`grading.worker` in the sandbox and exchanges
+:mod:`grading.wire` messages with it over two pipes. The student's code runs in that
+process and may write anything to the pipe (it can reach the worker's own objects), so
+every exchange has a deadline and a size bound and checks what comes back:
+
+* a write that the student's process does not read in time, a reply that does not come in
+  time, is larger than :data:`grading.wire.MAX_MESSAGE`, is not a JSON object, or answers
+  another request, raises :class:`ChannelError` (or :class:`CallTimeout`); the grader
+  then kills the process, gives the cell 0 points and starts a fresh one;
+* nothing read from the pipe is kept beyond one message.
+"""
+import contextlib
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import wire
+from .sandbox import fresh_uid, kill_user_processes
+
+__all__ = ["Worker", "ChannelError", "WorkerDied", "CallTimeout"]
+
+
+class ChannelError(RuntimeError):
+    """The student's process broke the protocol (forged, malformed or oversized message)."""
+
+
+class WorkerDied(ChannelError):
+    """The student's process ended (``os._exit``, killed for memory, a crash)."""
+
+
+class CallTimeout(RuntimeError):
+    """The student's process did not answer in time; it must be stopped."""
+
+
+class Worker:
+    """A sandboxed Python process holding one submission's namespace.
+
+    Parameters
+    ----------
+    files : path
+        A folder with the submission's files (read-only for the worker). The worker copies
+        it into its own bounded scratch folder, its working directory.
+    sandbox : Sandbox
+        Already checked (:meth:`grading.sandbox.Sandbox.check`).
+    startup_timeout : float
+        Seconds the process may take to start and report ready.
+    """
+
+    def __init__(self, files, *, sandbox, startup_timeout=60.0):
+        self.files = Path(files)
+        self.sandbox = sandbox
+        self.startup_timeout = startup_timeout
+        self.proc = None
+        self.uid = None
+        self._buf = bytearray()
+        self._next_id = 0
+
+    def start(self):
+        # as root, every start gets its own user id: its process limit is its own, and nothing
+        # a killed worker left behind (a fork bomb's children) can slow down the next one
+        self.uid = fresh_uid() if (os.geteuid() == 0 and self.sandbox.mode == "bwrap") else None
+        argv = self.sandbox.command([sys.executable, "-I", "-m", "grading.worker"], submission=self.files,
+                                    uid=self.uid)
+        env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TZ")}
+        env.update(GRADING_SCRATCH_FILES=str(self.sandbox.limits.scratch_files))
+        cwd = "/"
+        if self.sandbox.mode == "off":           # no sandbox: a scratch folder of its own, removed by kill()
+            self._scratch = tempfile.mkdtemp(prefix="grading-scratch-")
+            cwd = self._scratch
+            env.update(GRADING_SUBMISSION=str(self.files), HOME=cwd)
+        env.update(MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     cwd=cwd, env=env,
+                                     preexec_fn=self.sandbox.preexec())
+        os.set_blocking(self.proc.stdin.fileno(), False)
+        self._buf = bytearray()
+        try:
+            hello = self._read(time.monotonic() + self.startup_timeout)
+        except CallTimeout:
+            self.kill()
+            raise WorkerDied(f"the grading process did not start within {self.startup_timeout:.0f} s") from None
+        except ChannelError:
+            self.kill()
+            raise
+        if hello.get("ready") is not True:
+            self.kill()
+            raise WorkerDied(f"the grading process did not start: {str(hello.get('error', ''))[:300]}")
+        return self
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self):
+        """Stop the worker and everything it started (its whole process group / sandbox)."""
+        if self.proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            self.proc.kill()
+        with contextlib.suppress(Exception):
+            self.proc.wait(timeout=10)
+        for stream in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(Exception):
+                stream.close()
+        self.proc = None
+        if self.uid is not None:
+            kill_user_processes(self.uid)
+        if getattr(self, "_scratch", None):
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    # -- bounded I/O ---------------------------------------------------------------------
+    def _write(self, data, deadline):
+        fd = self.proc.stdin.fileno()
+        view = memoryview(data)
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_WRITE)
+            while view:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise CallTimeout()
+                if not sel.select(remaining):
+                    continue
+                try:
+                    n = os.write(fd, view[:1 << 16])
+                except BlockingIOError:
+                    continue
+                except (BrokenPipeError, OSError):
+                    raise WorkerDied("the process running the submission ended") from None
+                view = view[n:]
+
+    def _read(self, deadline):
+        fd = self.proc.stdout.fileno()
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self._buf:
+                if len(self._buf) > wire.MAX_MESSAGE:
+                    raise ChannelError(f"the submission's process sent more than "
+                                       f"{wire.MAX_MESSAGE // 1024**2} MiB in one message")
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise CallTimeout()
+                if not sel.select(remaining):
+                    continue
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    raise WorkerDied("the process running the submission ended")
+                self._buf += chunk
+        end = self._buf.index(b"\n")
+        line = bytes(self._buf[:end])
+        del self._buf[:end + 1]
+        try:
+            return wire.loads(line)
+        except wire.WireError as exc:
+            raise ChannelError(f"the submission's process sent a malformed message ({exc})") from None
+
+    def request(self, message, timeout):
+        """Send one request and return its reply, within ``timeout`` seconds for both.
+
+        Raises :class:`CallTimeout` when the time is up, :class:`ChannelError` when the reply is
+        malformed, too large or answers another request, :class:`WorkerDied` when the process ended.
+        """
+        if not self.alive():
+            raise WorkerDied("the process running the submission is not running")
+        deadline = time.monotonic() + timeout
+        self._next_id += 1
+        try:
+            data = wire.dumps(dict(message, id=self._next_id))
+        except wire.WireError as exc:
+            raise ChannelError(f"could not send the request: {exc}") from None
+        self._write(data, deadline)
+        reply = self._read(deadline)
+        if reply.get("id") != self._next_id:
+            raise ChannelError("the submission's process sent a message that answers no request "
+                               "(its code wrote to the grader's channel)")
+        return reply

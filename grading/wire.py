@@ -1,0 +1,175 @@
+"""The one wire format between the grader and the student's process: plain data, bounded.
+
+Both sides import this module: the grader (:mod:`grading.channel`) and the worker
+(:mod:`grading.worker`, which finds it on the sandbox's read-only view of the ``grading``
+package). One message is one line of JSON, at most :data:`MAX_MESSAGE` bytes. Plain data
+are None, bool, int, float, str, lists, dicts with string keys, tuples
+(``{"__tuple__": [...]}``) and numeric NumPy arrays
+(``{"__ndarray__": base64, "dtype": ..., "shape": [...]}``), nested at most
+:data:`MAX_DEPTH` deep.
+
+Everything that comes from the student's side is treated as hostile: :func:`decode`
+refuses what is not plain data (object arrays, shapes that do not match their bytes,
+nesting too deep, arrays too large) with :class:`WireError`, and never builds an object
+of the student's.
+
+Examples
+--------
+>>> import numpy as np
+>>> decode(loads(dumps(encode({"w": np.arange(3.0), "n": (1, 2)}))))["n"]
+(1, 2)
+"""
+import base64
+import json
+
+__all__ = ["WireError", "MAX_MESSAGE", "MAX_DEPTH", "MAX_TEXT", "encode", "decode", "dumps", "loads", "cap"]
+
+MAX_MESSAGE = 32 * 1024**2
+"""Bytes of one message (one JSON line); a longer one is refused."""
+
+MAX_DEPTH = 20
+"""Nesting of lists, tuples and dicts in one message."""
+
+MAX_TEXT = 20_000
+"""Characters of printed output (and of an error's traceback) kept per cell."""
+
+_KINDS = "biuf"           # bool, signed and unsigned int, float
+
+
+class WireError(ValueError):
+    """A message that is not plain data within the bounds (forged, malformed or too large)."""
+
+
+def cap(text, limit=MAX_TEXT):
+    """``text`` cut to ``limit`` characters, saying how much was left out.
+
+    Examples
+    --------
+    >>> cap("x" * 30, 10)
+    'xxxxxxxxxx\\n... (20 more characters not shown)\\n'
+    """
+    text = text if isinstance(text, str) else str(text)
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n... ({len(text) - limit} more characters not shown)\n"
+
+
+def encode(obj, *, lenient=False, depth=0):
+    """``obj`` as plain data for the wire.
+
+    Parameters
+    ----------
+    obj : object
+        Numbers, strings, lists, tuples, dicts and numeric arrays.
+    lenient : bool
+        The worker's mode, for whatever the student's code returns: NumPy scalars, array-likes
+        and objects convertible to float become numbers and arrays, tuples become lists.
+        (The grader sends tuples as tuples, so the student's code sees what a test passed.)
+
+    Raises
+    ------
+    TypeError
+        Naming what could not be sent.
+    """
+    import numpy as np
+
+    if depth > MAX_DEPTH:
+        raise TypeError("the value is nested too deeply")
+    if obj is None or type(obj) in (bool, int, float, str):
+        return obj
+    if isinstance(obj, (np.ndarray, np.generic)) or (lenient and not isinstance(obj, (list, tuple, dict, str))
+                                       and (hasattr(obj, "__array__") or hasattr(obj, "__float__"))):
+        arr = np.asarray(obj)
+        if arr.dtype.kind == "O" and lenient:
+            try:
+                arr = arr.astype(float)
+            except (TypeError, ValueError):
+                raise TypeError(f"an array of dtype {arr.dtype} that does not hold numbers") from None
+        if arr.dtype.kind not in _KINDS:
+            raise TypeError(f"an array of dtype {arr.dtype}, not of numbers")
+        if arr.ndim == 0 and not isinstance(obj, np.ndarray):  # a scalar
+            return arr.item()
+        arr = np.array(arr, order="C")  # (ascontiguousarray would turn a 0-d array into 1-d)
+        if lenient:                     # one canonical dtype per kind
+            arr = arr.astype({"b": np.bool_, "i": np.int64, "u": np.int64, "f": np.float64}[arr.dtype.kind])
+        return {"__ndarray__": base64.b64encode(arr.tobytes()).decode("ascii"), "dtype": arr.dtype.str,
+                "shape": list(arr.shape)}
+    if isinstance(obj, bool):
+        return bool(obj)
+    if isinstance(obj, int):
+        return int(obj)
+    if isinstance(obj, float):
+        return float(obj)
+    if isinstance(obj, str):
+        return str(obj)
+    if isinstance(obj, tuple):
+        items = [encode(v, lenient=lenient, depth=depth + 1) for v in obj]
+        return items if lenient else {"__tuple__": items}
+    if isinstance(obj, list):
+        return [encode(v, lenient=lenient, depth=depth + 1) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): encode(v, lenient=lenient, depth=depth + 1) for k, v in obj.items()}
+    raise TypeError(f"an object of type {type(obj).__name__}, not a number, array, list or tuple")
+
+
+def decode(obj, *, depth=0):
+    """Plain data from the wire, numeric arrays rebuilt; anything else raises :class:`WireError`."""
+    import numpy as np
+
+    if depth > MAX_DEPTH + 1:
+        raise WireError("the message is nested too deeply")
+    if obj is None or type(obj) in (bool, int, float, str):
+        return obj
+    if type(obj) is list:
+        return [decode(v, depth=depth + 1) for v in obj]
+    if type(obj) is not dict:
+        raise WireError(f"the message holds {type(obj).__name__}")
+    if "__ndarray__" in obj:
+        data, dtype, shape = obj.get("__ndarray__"), obj.get("dtype"), obj.get("shape")
+        if not isinstance(dtype, str) or not isinstance(data, str) or len(dtype) > 8:
+            raise WireError("the message holds a malformed array")
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            raise WireError(f"the message holds an array of dtype {dtype!r}") from None
+        if dt.kind not in _KINDS or dt.itemsize > 16:
+            raise WireError(f"the message holds an array of dtype {dtype!r}")
+        if not isinstance(shape, list) or len(shape) > 32 or not all(type(n) is int and n >= 0 for n in shape):
+            raise WireError("the message holds an array with a malformed shape")
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except ValueError:
+            raise WireError("the message holds an array whose data are not base64") from None
+        size = 1
+        for n in shape:
+            size *= n
+        if size * dt.itemsize != len(raw):
+            raise WireError("the message holds an array whose data do not match its shape")
+        return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
+    if "__tuple__" in obj:
+        items = obj["__tuple__"]
+        if type(items) is not list:
+            raise WireError("the message holds a malformed tuple")
+        return tuple(decode(v, depth=depth + 1) for v in items)
+    return {str(k): decode(v, depth=depth + 1) for k, v in obj.items()}
+
+
+def dumps(message):
+    """One message as bytes, newline-terminated; :class:`WireError` when it is too large."""
+    data = json.dumps(message, allow_nan=True, separators=(",", ":")).encode("utf-8") + b"\n"
+    if len(data) > MAX_MESSAGE:
+        raise WireError(f"the message is larger than {MAX_MESSAGE // 1024**2} MiB")
+    return data
+
+
+def loads(line):
+    """One message (a dict) from one line; :class:`WireError` when it is not one."""
+    if len(line) > MAX_MESSAGE:
+        raise WireError(f"the message is larger than {MAX_MESSAGE // 1024**2} MiB")
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        raise WireError("the message is not JSON") from None
+    if type(message) is not dict:
+        raise WireError("the message is not a JSON object")
+    return message

@@ -1,0 +1,187 @@
+"""The grading engine on one submission: every failure is one cell's, nothing blocks or bloats.
+
+Each test builds a small notebook with a hostile cell, runs it through
+``grading.engine.execute_submission`` (a real sandboxed worker) and checks the outcome of
+every cell. A test passes on the state it reaches, never on how long it took.
+"""
+import json
+import pickle
+
+import nbformat
+import pytest
+
+from grading.engine import definitions_only, execute_submission, read_files
+from grading.sandbox import sandbox_mode
+
+pytestmark = pytest.mark.skipif(sandbox_mode() == "off", reason="GRADING_SANDBOX=off")
+
+TEST_META = {"grade": True, "solution": False, "locked": True, "points": 1, "schema_version": 3}
+
+
+def notebook(*cells):
+    """Code cells; a ``("test", grade_id, source)`` tuple is a test cell."""
+    nb = nbformat.v4.new_notebook()
+    tests = {}
+    for cell in cells:
+        if isinstance(cell, tuple):
+            _, gid, source = cell
+            nb.cells.append(nbformat.v4.new_code_cell(source, metadata={"nbgrader": dict(TEST_META, grade_id=gid)}))
+            tests[gid] = source
+        else:
+            nb.cells.append(nbformat.v4.new_code_cell(cell))
+    return nb, tests
+
+
+def run(nb, tests, **kwargs):
+    kwargs.setdefault("timeout", 10)
+    return execute_submission(nb, tests=tests, **kwargs)
+
+
+def outcomes(report):
+    return [c["outcome"] for c in report["cells"]]
+
+
+def test_arguments_and_results_are_plain_data(tmp_path):
+    nb, tests = notebook("def f():\n    return 1", ("test", "t", "assert f() == 1"))
+    args = dict(notebook=nb, tests=tests, files={"a.txt": b"x"}, assignment="ps", student="s", timeout=10)
+    assert pickle.loads(pickle.dumps(args)) == args
+    done, report = execute_submission(**args)
+    pickle.dumps((done, report))
+    assert report["status"] == "graded" and outcomes(report) == ["ok", "ok"]
+
+
+def test_a_helper_module_beside_the_notebook_is_importable_and_the_folder_is_the_cwd(tmp_path):
+    (tmp_path / "helper.py").write_text("def double(x):\n    return 2 * x\n")
+    (tmp_path / "data.csv").write_text("1,2\n")
+    nb, tests = notebook("from helper import double\nrows = open('data.csv').read()",
+                         ("test", "t", "assert double(21) == 42 and rows == '1,2\\n'"))
+    _, report = run(nb, tests, files=tmp_path)
+    assert outcomes(report) == ["ok", "ok"]
+
+
+def test_a_death_fails_its_cell_and_keeps_the_definitions_made_before_it(tmp_path):
+    nb, tests = notebook("def f():\n    return 42\nimport os\nos._exit(1)",
+                         "x = 1",
+                         ("test", "t", "assert f() == 42 and x == 1"))
+    _, report = run(nb, tests)
+    assert report["status"] == "graded"
+    assert outcomes(report) == ["died", "ok", "ok"]
+
+
+def test_a_cell_killed_for_time_keeps_its_definitions_and_the_rest_is_graded():
+    nb, tests = notebook("def f():\n    return 42\nwhile True:\n    pass",
+                         ("test", "t", "assert f() == 42"))
+    done, report = run(nb, tests, timeout=2)
+    assert outcomes(report) == ["timeout", "ok"]
+    assert done.cells[0].outputs[-1]["ename"] == "CellTimeoutError"
+
+
+def test_the_submission_budget_stops_the_cells_left():
+    nb, tests = notebook("while True:\n    pass", "while True:\n    pass", "while True:\n    pass",
+                         "y = 2", ("test", "t", "assert y == 2"))
+    _, report = run(nb, tests, timeout=3, submission_timeout=5)
+    got = outcomes(report)
+    assert got[0] == "timeout" and got[-1] == "budget" and got[-2] == "budget", got
+    assert "ok" not in got
+
+
+def _forge(message):
+    """Student code that writes ``message`` (Python code of a dict) to the grader's pipe, through the worker's frame."""
+    return ("import sys\n"
+            "def forge(extra=None):\n"
+            "    frame = sys._getframe(1)\n"
+            "    while frame is not None and 'reply' not in frame.f_locals:\n"
+            "        frame = frame.f_back\n"
+            "    req = frame.f_locals['req']\n"
+            f"    frame.f_locals['reply'](dict({message}, id=req['id']) if extra is None else extra)\n")
+
+
+def test_a_forged_reply_then_a_deaf_process_fails_the_cell_and_never_blocks():
+    # the function answers for itself, then stops reading: the next (large) request cannot be written
+    nb, tests = notebook(_forge('{"result": 42, "error": None, "stdout": ""}')
+                         + "def f():\n    forge()\n    while True:\n        pass\n"
+                         + "def g(x):\n    return 1\n"
+                         + "def h():\n    return 3",
+                         ("test", "t1", "import numpy as np\nf()\nassert g(np.zeros(1_000_000)) == 1"),
+                         ("test", "t2", "assert h() == 3"))
+    _, report = run(nb, tests, timeout=3)
+    assert outcomes(report) == ["ok", "timeout", "ok"]
+
+
+def test_replies_that_answer_no_request_fail_the_cell():
+    nb, tests = notebook(_forge('{"result": 1, "error": None, "stdout": ""}')
+                         + "def f():\n    forge({'id': 10**6, 'result': 5})\n    return 1\n"
+                         + "def h():\n    return 3",
+                         ("test", "t1", "assert f() == 1"),
+                         ("test", "t2", "assert h() == 3"))
+    _, report = run(nb, tests)
+    assert outcomes(report) == ["ok", "protocol", "ok"]
+
+
+def test_oversized_and_malformed_messages_fail_the_cell_and_stay_small():
+    spam = ("import os\n"
+            "def spam():\n"
+            "    for fd in range(3, 12):\n"
+            "        try:\n"
+            "            os.write(fd, b'{' + b'x' * (40 * 1024**2))\n"
+            "        except OSError:\n"
+            "            pass\n"
+            "    return 1\n"
+            "def garbage():\n"
+            "    for fd in range(3, 12):\n"
+            "        try:\n"
+            "            os.write(fd, b'[1, 2]\\n')\n"
+            "        except OSError:\n"
+            "            pass\n"
+            "    return 1\n"
+            "def h():\n    return 3")
+    nb, tests = notebook(spam, ("test", "t1", "assert spam() == 1"), ("test", "t2", "assert garbage() == 1"),
+                         ("test", "t3", "assert h() == 3"))
+    done, report = run(nb, tests, timeout=20)
+    assert outcomes(report) == ["ok", "protocol", "protocol", "ok"]
+    assert len(json.dumps(done)) < 200_000
+
+
+def test_forged_huge_output_is_capped_where_it_is_recorded():
+    nb, tests = notebook("print('y' * 10**7)",
+                         _forge('{"error": None, "stdout": "x" * (25 * 1024**2)}') + "forge()\nwhile True:\n    pass")
+    done, report = run(nb, tests, timeout=5)
+    assert outcomes(report) == ["ok", "ok"]
+    assert len(json.dumps(done)) < 200_000
+    assert all("more characters" in cell.outputs[0]["text"] for cell in done.cells)
+
+
+def test_too_many_scratch_files_fail_the_cell_and_a_fresh_start_is_clean():
+    nb, tests = notebook("import os\nos.mkdir('d')\nfor i in range(12_000):\n    open(f'd/{i}', 'w').close()",
+                         "import os\nn = len(os.listdir('.'))",
+                         ("test", "t", "assert n == 0"))
+    _, report = run(nb, tests, timeout=30)
+    assert outcomes(report) == ["error", "ok", "ok"]
+
+
+def test_a_folder_that_is_a_link_is_refused(tmp_path):
+    from grading.engine import SubmissionRefused
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    with pytest.raises(SubmissionRefused, match="symbolic link"):
+        read_files(tmp_path / "link")
+
+
+def test_files_below_are_read_without_following_links(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the instructor's")
+    sub = tmp_path / "sub"
+    (sub / "pkg").mkdir(parents=True)
+    (sub / "pkg" / "m.py").write_text("x = 1\n")
+    (sub / "leak.txt").symlink_to(secret)
+    (sub / "dirlink").symlink_to(tmp_path)
+    files, notes = read_files(sub)
+    assert files == {"pkg/m.py": b"x = 1\n"}
+    assert len(notes) == 2 and all("link" in n for n in notes)
+
+
+def test_definitions_only_keeps_imports_functions_and_classes():
+    assert definitions_only("import os\nx = f()\nclass A:\n    pass").splitlines() == ["import os", "", "class A:",
+                                                                                        "    pass"]
+    assert definitions_only("(") == ""

@@ -1,0 +1,102 @@
+"""nbgrader's own commands run the course's engine: `nbgrader autograde` and NbGraderAPI.autograde.
+
+nbgrader_config.py registers grading.preprocessors in nbgrader's Autograde converter, so a
+terminal's `nbgrader autograde` and the Formgrader's autograde button (NbGraderAPI) grade
+a hostile submission exactly as `make autograde` does: sandboxed, tests from the gradebook.
+"""
+import os
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from grading_helpers import ASSIGNMENT, fill, make_course, reference_bodies, submit
+
+pytestmark = pytest.mark.slow
+
+REF = reference_bodies()
+# nbgrader runs `alembic` from PATH, as it would in an activated environment
+ENV = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
+TOTAL = 17
+PLA = 4
+
+# reads the instructor's notebook (relative and absolute paths), runs its solution, and
+# leaves a file outside its folder
+HOSTILE = '''
+import glob, json, os
+def pla(X, y, max_updates=10_000):
+    for target in ("../../../pwned", "{course}/pwned", os.path.expanduser("~/pwned-{tag}")):
+        try:
+            open(target, "w").write("x")
+        except OSError:
+            pass
+    paths = glob.glob("../../../source/*/*.ipynb") + glob.glob("{course}/source/*/*.ipynb")
+    for path in paths:
+        for cell in json.load(open(path))["cells"]:
+            if "def pla(" in "".join(cell["source"]):
+                scope = {{"np": np}}
+                exec("".join(cell["source"]), scope)
+                return scope["pla"](X, y, max_updates)
+    return np.zeros(np.shape(X)[1]), 0
+'''
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    from grading.sandbox import sandbox_mode
+    if sandbox_mode() == "off":
+        pytest.fail("GRADING_SANDBOX=off: hostile submissions are only ever run inside the sandbox")
+    course = make_course(tmp_path_factory.mktemp("nbgrader_cli"))
+    run = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
+                         cwd=course, capture_output=True, text=True, env=ENV)
+    assert run.returncode == 0, run.stderr[-3000:]
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    submit(course, "reference", fill(released, REF))
+    for tag in ("cli", "api"):
+        attack = HOSTILE.format(course=course, tag=tag).strip("\n")
+        submit(course, f"hostile_{tag}", fill(released, dict(REF, **{"pla-solution": ("cell", attack)})))
+    return course
+
+
+def _score(course, student):
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        sub = gb.find_submission(ASSIGNMENT, student)
+        return sub.score, {g.name: g.score for nb in sub.notebooks for g in nb.grades}
+
+
+def _nothing_written_outside(course, tag):
+    assert not (course / "pwned").exists()
+    assert not (course.parent / "pwned").exists()
+    assert not os.path.exists(os.path.expanduser(f"~/pwned-{tag}"))
+
+
+def test_nbgrader_autograde_on_the_command_line_runs_the_course_engine(course):
+    run = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--force"],
+                         cwd=course, capture_output=True, text=True, env=ENV)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert _score(course, "reference")[0] == TOTAL
+    score, grades = _score(course, "hostile_cli")
+    assert score == TOTAL - PLA, grades
+    assert all(v == 0 for k, v in grades.items() if k.startswith("pla-")), grades
+    _nothing_written_outside(course, "cli")
+
+
+def test_nbgrader_api_autograde_runs_the_course_engine(course):
+    """What the Formgrader's autograde button calls."""
+    from nbgrader.apps import NbGraderAPI
+
+    from grading.course import Course
+
+    cwd = os.getcwd()
+    os.chdir(course)
+    try:
+        api = NbGraderAPI(config=Course(course).config)
+        result = api.autograde(ASSIGNMENT, "hostile_api", force=True, create=True)
+    finally:
+        os.chdir(cwd)
+    assert result["success"], result.get("error") or result.get("log")
+    score, grades = _score(course, "hostile_api")
+    assert score == TOTAL - PLA, grades
+    _nothing_written_outside(course, "api")

@@ -105,7 +105,8 @@ def autograde_class(course, assignment=ASSIGNMENT, *, timeout, echo=None):
     from grading.report import collect
 
     start = time.monotonic()
-    status = autograde(course, assignment, overrides=Config({"Execute": {"timeout": timeout}}), echo=echo or (lambda *a: None))
+    status = autograde(course, assignment, overrides=Config({"Execute": {"timeout": timeout}}),
+                       echo=echo or (lambda *a: None))
     elapsed = time.monotonic() - start
     exercises, rows = collect(course, assignment)
     return {"course": course, "status": status, "rows": {r["student"]: r for r in rows},

@@ -21,11 +21,21 @@ from collections import defaultdict
 
 import nbformat
 import pytest
+from grading_helpers import (
+    ROOT,
+    autograde_class,
+    fill,
+    grade_id,
+    make_course,
+    public_lines,
+    reference_bodies,
+    released_notebook,
+    self_check,
+    submit,
+)
 
 from grading.judge import student_names
 from grading.report import exercise_of
-from grading_helpers import (ROOT, autograde_class, fill, grade_id, make_course, public_lines, reference_bodies,
-                             released_notebook, self_check, submit)
 
 ASSIGNMENTS = sorted(p.name for p in (ROOT / "source").iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
 CORPORA = ROOT / "tests" / "wrong_answers"
@@ -125,7 +135,7 @@ def class_of(assignment):
                 answers[cell] = f"{variable} = {wrong[j]}"
                 expected[exercise_of(cell)] = 0.0
         students[f"choice_{j}"] = (answers, expected)
-    for j, (name, changed) in enumerate(getattr(module, "RIGHT", [])):
+    for j, (_, changed) in enumerate(getattr(module, "RIGHT", [])):
         students[f"right_{j}"] = (dict(ref, **changed), dict(full))
     return students
 
@@ -155,7 +165,7 @@ def test_corpus_has_three_wrong_versions_of_every_graded_function(assignment):
         assert 0 <= keeps < full[exercise], f"{assignment}: {exercise}:{name} must lose points (keeps {keeps})"
         for cell in answers:
             assert cell in reference_bodies(assignment), f"{assignment}: {name} changes {cell!r}, not a solution cell"
-            assert exercise_of(cell) == exercise, f"{assignment}: {name} of {exercise} changes {cell} of another exercise"
+            assert exercise_of(cell) == exercise, f"{assignment}: {name} of {exercise} changes {cell} of another"
             for function, home in functions.items():
                 if home == cell:
                     counts[function] += 1
@@ -168,7 +178,7 @@ def test_corpus_lists_every_wrong_choice(assignment):
     module = corpus(assignment)
     cells = choice_cells(assignment)
     listed = getattr(module, "CHOICES", {})
-    assert set(listed) == set(cells), f"{assignment}: multiple-choice cells {sorted(cells)}, corpus lists {sorted(listed)}"
+    assert set(listed) == set(cells), f"{assignment}: choice cells {sorted(cells)}, the corpus lists {sorted(listed)}"
     for cell, (_, right) in cells.items():
         assert sorted(listed[cell]) == [c for c in (1, 2, 3, 4) if c != right], (
             f"{assignment}: the wrong choices of {cell} are every choice but the right one")
@@ -191,7 +201,7 @@ def test_test_cells_of_an_exercise_read_only_its_own_answers(assignment):
             exercise = exercise_of(grade_id(c))
             others = set().union(*(names for ex, names in defined.items() if ex != exercise))
             read = student_names(c.source) & (others - defined[exercise])
-            assert not read, f"{assignment}: test cell {grade_id(c)} of {exercise} reads {sorted(read)} of other exercises"
+            assert not read, f"{assignment}: test cell {grade_id(c)} of {exercise} reads {sorted(read)} of others"
 
 
 # -- one autograde run per assignment (slow) ----------------------------------------------

@@ -62,8 +62,8 @@ s = y * (X @ np.asarray(w, dtype=float))
 theta = np.exp(-s) / (1.0 + np.exp(-s))               # inf / inf = nan for s = -800
 return -(X.T @ (theta * y)) / len(y)
 """}, 3),
-    ("crossentropy", "error_calls_course_lib", {"crossentropy-error-solution": "return cl.cross_entropy_error(w, X, y)\n"},
-     0),
+    ("crossentropy", "error_calls_course_lib",
+     {"crossentropy-error-solution": "return cl.cross_entropy_error(w, X, y)\n"}, 0),
     # -- sgd_epoch: 2 points for the order, 1 for one step ---------------------------------
     ("sgd", "ignores_order", {"sgd-solution": """
 w = np.array(w, dtype=float)

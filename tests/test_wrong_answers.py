@@ -96,6 +96,13 @@ def points(assignment):
     return dict(out)
 
 
+def manual_cells(assignment):
+    """grade_ids of the answers graded by hand: Markdown answer cells with points."""
+    nb = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+    return [grade_id(c) for c in nb.cells
+            if c.cell_type == "markdown" and _meta(c).get("grade") and _meta(c).get("solution")]
+
+
 def manual_exercises(assignment):
     """Exercises graded by hand: their answer cells are Markdown cells with points."""
     nb = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4)
@@ -116,6 +123,9 @@ def class_of(assignment):
     by_exercise = defaultdict(list)
     for exercise, name, answers, keeps in module.WRONG:
         by_exercise[exercise].append((name, answers, keeps))
+    # every submission answers the questions graded by hand (an answer left as released is scored 0 at once)
+    ref = dict(ref, **{cell: ("cell", "The bound adds up the probabilities of the bad events, and they overlap.")
+                       for cell in manual_cells(assignment)})
     students = {"reference": (dict(ref), dict(full))}
     for j in range(max(map(len, by_exercise.values()), default=0)):
         answers, expected, names = dict(ref), dict(full), []

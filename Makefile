@@ -9,7 +9,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 LAB_PORT  ?= 8888
 
 .DEFAULT_GOAL := help
-.PHONY: help setup setup-test lab lab-instructor test test-fast lint benchmark lock clean
+.PHONY: help setup setup-test lab lab-instructor test test-fast test-under-load lint benchmark lock clean
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -44,6 +44,9 @@ endif
 
 test-fast: setup-test  ## every test but the slow ones (autograde, browser, JupyterLab, deployment, notebook runs)
 	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+test-under-load: setup-test  ## make test while two CPU-bound processes keep both cores busy (long: for releases)
+	@sh scripts/under-load.sh $(MAKE) --no-print-directory test
 
 lint: setup-test  ## ruff over the code and notebooks (rules in pyproject.toml); FIX=1 applies the safe fixes
 	$(BIN)/ruff check $(if $(FIX),--fix) .

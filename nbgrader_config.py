@@ -20,7 +20,10 @@ c.Execute.timeout = 10
 # The Validate button of JupyterLab runs nbgrader's own Validator, which counts any text
 # on stderr (a harmless warning, say) as a failed test. Its kernel sends stderr to the
 # ordinary output instead, as `make autograde` and `make check` do.
-c.Execute.extra_arguments = ["--IPKernelApp.exec_lines=import sys; sys.stderr = sys.stdout"]
+# Its kernel also withholds the course_lib functions listed in the assignment's
+# course_lib_withheld.txt, as make check and autograde do (see grading/withhold.py).
+c.Execute.extra_arguments = ["--IPKernelApp.exec_lines=import sys; sys.stderr = sys.stdout; "
+                             "__import__('grading.withhold').withhold.install_in_kernel()"]
 
 # The course's grading engine runs every autograde: `nbgrader autograde`, the Formgrader's
 # button, `make autograde` and `python -m grading autograde` (see grading/preprocessors.py).

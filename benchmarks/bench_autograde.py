@@ -1,12 +1,22 @@
-"""Autograding against plain execution, measured in one run.
+"""Autograding and notebook runs as whole processes, against what nbgrader and Jupyter do alone.
 
-Goal: autograding one correct submission of the Lecture 2 assignment (the sandboxed
-student process, the separate test process, nbgrader's bookkeeping) takes at most 1.5x
-the time of simply executing the same notebook with ``jupyter nbconvert --execute``.
-Also printed: the wall time to grade 30 submissions in one ``make autograde``.
+* ``make autograde`` (``python -m grading autograde``: the sandboxed student process, the
+  separate test process, nbgrader's bookkeeping) grading one correct submission of the
+  Lecture 2 assignment, against plain ``nbgrader autograde`` grading the same submission in a
+  course with nbgrader's default settings. Goal: at most 1.5x.
+* ``nbgrader autograde`` run in the course (so through the course's engine, registered in
+  ``nbgrader_config.py``: sandbox, judge, withheld functions) against the same command in a
+  course with nbgrader's default settings (its own ``Execute``), one correct submission.
+  Goal: at most 1.5x. The sandbox is checked once per run, not per submission.
+* A lecture notebook checked by ``make test NB=...`` (pytest with nbval, the maintainer's
+  loop), against ``jupyter nbconvert --execute`` of the same notebook.
+* The wall time of one ``make autograde`` of 30 correct submissions (no baseline).
+
+Both sides are whole processes, started the same way, alternating (benchmarks/paired.py);
+each run gets a fresh course copy (prepared outside the timing), so nothing is cached.
 """
-import statistics
-import subprocess
+import os
+import shutil
 import sys
 import tempfile
 import time
@@ -14,18 +24,35 @@ from pathlib import Path
 
 import nbformat
 
+from benchmarks import paired
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 ASSIGNMENT = "ps1_perceptron"
+NOTEBOOK = "notebooks/02-2-pla.ipynb"
+RUNS = 3
+# nbgrader's defaults: the course, its folders and the same cell timeout as the course.
+PLAIN_CONFIG = '''c = get_config()
+c.CourseDirectory.course_id = "ml-foundations"
+c.CourseDirectory.source_directory = "source"
+c.CourseDirectory.release_directory = "release"
+c.Execute.timeout = 10
+'''
 
 
-def _course(tmp, n_students):
+def _course(tmp, n_students, *, plain):
+    """A course copy with ``n_students`` correct submissions; ``plain``: nbgrader's own settings."""
     from grading.autograde import release
     from grading_helpers import fill, make_course, reference_bodies, submit
 
-    course = make_course(Path(tmp))
+    course = make_course(Path(tempfile.mkdtemp(dir=tmp)))
     release(course, ASSIGNMENT)
+    if plain:
+        (course / "nbgrader_config.py").write_text(PLAIN_CONFIG)
+        (course / "gradebook.db").unlink(missing_ok=True)
+        paired.process([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
+                       cwd=course)()
     released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     filled = fill(released, reference_bodies())
     for i in range(n_students):
@@ -33,43 +60,69 @@ def _course(tmp, n_students):
     return course
 
 
-def _autograde(course):
-    from grading.autograde import autograde
-
-    t0 = time.perf_counter()
-    status = autograde(course, ASSIGNMENT, echo=lambda *a: None)
-    elapsed = time.perf_counter() - t0
-    assert all(v["status"] == "graded" for v in status.values()), status
-    return elapsed
+def _graded(course, n_students):
+    got = sorted(p.parent.parent.name for p in (course / "autograded").glob(f"*/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"))
+    if len(got) != n_students:
+        raise RuntimeError(f"{n_students} submissions, {len(got)} autograded in {course}")
 
 
-def _nbconvert(notebook, out_dir):
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
-                    "--output-dir", str(out_dir), str(notebook)], check=True, capture_output=True)
-    return time.perf_counter() - t0
-
-
-def main(repeats=3):
-    import warnings
-    warnings.filterwarnings("ignore")
-    one, plain = [], []
-    for _ in range(repeats):
-        with tempfile.TemporaryDirectory() as tmp:
-            course = _course(tmp, 1)
-            notebook = course / "submitted" / "student00" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-            plain.append(_nbconvert(notebook, Path(tmp) / "executed"))
-            one.append(_autograde(course))
-    t_one, t_plain = statistics.median(one), statistics.median(plain)
-    print(f"execute one correct submission (jupyter nbconvert --execute): {t_plain:6.2f} s (median of {repeats})")
-    print(f"autograde the same submission (make autograde):              {t_one:6.2f} s "
-          f"= {t_one / t_plain:.2f}x  (goal: at most 1.5x)")
+def main():
     with tempfile.TemporaryDirectory() as tmp:
-        course = _course(tmp, 30)
-        t_30 = _autograde(course)
-    print(f"autograde 30 correct submissions:                             {t_30:6.2f} s "
-          f"({t_30 / 30:.2f} s each)")
+        def course_autograde():
+            course = _course(tmp, 1, plain=False)
+            took = paired.process([sys.executable, "-m", "grading", "--course", str(course), "autograde",
+                                   ASSIGNMENT], cwd=course)()
+            _graded(course, 1)
+            return took
+
+        def nbgrader_autograde():
+            course = _course(tmp, 1, plain=True)
+            took = paired.process([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT], cwd=course)()
+            _graded(course, 1)
+            return took
+
+        timing = paired.alternate(course_autograde, nbgrader_autograde, runs=RUNS)
+        paired.row("autograde 1 submission: make autograde vs nbgrader", timing, goal="<= 1.5x",
+                   met=timing.ratio <= 1.5)
+
+        env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
+
+        def engine_in_nbgrader():
+            course = _course(tmp, 1, plain=False)
+            paired.process([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
+                           cwd=course, env=env)()
+            took = paired.process([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT], cwd=course, env=env)()
+            _graded(course, 1)
+            return took
+
+        timing = paired.alternate(engine_in_nbgrader, nbgrader_autograde, runs=RUNS)
+        paired.row("nbgrader autograde 1 submission: course engine vs nbgrader's Execute", timing, goal="<= 1.5x",
+                   met=timing.ratio <= 1.5)
+
+        def nbval():
+            copy = Path(tempfile.mkdtemp(dir=tmp)) / Path(NOTEBOOK).name
+            shutil.copy(ROOT / NOTEBOOK, copy)
+            return paired.process([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
+                                   "-o", "addopts=", "--nbval-lax", "--nbval-current-env", str(copy)], cwd=ROOT)()
+
+        def nbconvert():
+            out = Path(tempfile.mkdtemp(dir=tmp))
+            return paired.process([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+                                   "--output-dir", str(out), str(ROOT / NOTEBOOK)], cwd=ROOT)()
+
+        paired.row(f"{Path(NOTEBOOK).stem}: make test NB= vs nbconvert --execute",
+                   paired.alternate(nbval, nbconvert, runs=RUNS))
+
+        course = _course(tmp, 30, plain=False)
+        t0 = time.perf_counter()
+        paired.process([sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT],
+                       cwd=course)()
+        t_30 = time.perf_counter() - t0
+        _graded(course, 30)
+        paired.row("autograde 30 correct submissions (make autograde)", project=t_30,
+                   note=f"{t_30 / 30:.2f} s each")
 
 
 if __name__ == "__main__":
     main()
+    paired.print_table()

@@ -5,18 +5,16 @@
 * ``pla_runs``: the homework's 2,000 random cycles of PLA on hw1_15 at once;
 * ``pocket_runs``: 2,000 runs x 50 updates on hw1_18 at once (goal: 0.3 s).
 
-Every comparison is paired: the course_lib version and the plain one run in turn,
-in the same process, on the same cycles, several times; the medians and the median
-of the per-pair ratios are printed. Both must return the same weights, checked
+Every comparison is paired (benchmarks/paired.py): the course_lib version and the plain
+one alternate, in the same process, on the same cycles, several times; the medians and
+the median of the per-pair ratios go into the table. Both must return the same weights, checked
 before anything is timed. The homework files come from the course data folder, the
 cache or a download; offline a synthetic stand-in of the same size is used (said so).
 """
-import statistics
-import time
-
 import numpy as np
 
 import course_lib as cl
+from benchmarks import paired
 
 N_RUNS, MAX_UPDATES, REPEATS = 2000, 50, 5
 
@@ -57,32 +55,6 @@ def plain_pocket(X, y, order, max_updates):
     return best
 
 
-# --- timing ---------------------------------------------------------------------------------
-
-def paired(lib, plain, repeats=REPEATS):
-    """Run ``lib`` and ``plain`` in turn ``repeats`` times; return their median seconds, the median
-    ratio and course_lib's median CPU seconds (what it costs when the machine is shared)."""
-    t_lib, t_plain, cpu_lib = [], [], []
-    for _ in range(repeats):
-        t0, c0 = time.perf_counter(), time.process_time()
-        lib()
-        t_lib.append(time.perf_counter() - t0)
-        cpu_lib.append(time.process_time() - c0)
-        t0 = time.perf_counter()
-        plain()
-        t_plain.append(time.perf_counter() - t0)
-    ratio = statistics.median(p / q for p, q in zip(t_plain, t_lib))
-    return statistics.median(t_lib), statistics.median(t_plain), ratio, statistics.median(cpu_lib)
-
-
-def report(what, lib_name, plain_name, times, goal=None):
-    t_lib, t_plain, ratio, cpu = times
-    print(f"{what}")
-    print(f"  {lib_name:34s} {t_lib:8.3f} s  (CPU {cpu:.3f} s){f'   goal <= {goal} s' if goal else ''}")
-    print(f"  {plain_name:34s} {t_plain:8.3f} s")
-    print(f"  ratio, plain / course_lib (paired)  {ratio:8.2f} x")
-
-
 def load(name, fallback):
     try:
         X, y = cl.load_homework(name)
@@ -109,32 +81,34 @@ def main():
     for o in orders18[:20]:
         assert np.array_equal(cl.pocket(X18, y18, max_updates=MAX_UPDATES, cycle=o).w,
                               plain_pocket(X18, y18, o, MAX_UPDATES)), "cl.pocket and the plain loop disagree"
-    report("cl.pla once per run (200 runs of hw1_15)", "cl.pla", "plain loop",
-           paired(lambda: [cl.pla(X15, y15, cycle=o) for o in orders15],
-                  lambda: [plain_pla(X15, y15, o) for o in orders15]))
-    report("cl.pocket once per run (200 runs of hw1_18, 50 updates)", "cl.pocket", "plain loop",
-           paired(lambda: [cl.pocket(X18, y18, max_updates=MAX_UPDATES, cycle=o) for o in orders18],
-                  lambda: [plain_pocket(X18, y18, o, MAX_UPDATES) for o in orders18]))
+    paired.row("cl.pla once per run, 200 runs of hw1_15 (vs plain loop)",
+               paired.alternate(lambda: [cl.pla(X15, y15, cycle=o) for o in orders15],
+                                lambda: [plain_pla(X15, y15, o) for o in orders15], runs=REPEATS))
+    paired.row("cl.pocket once per run, 200 runs of hw1_18 (vs plain loop)",
+               paired.alternate(lambda: [cl.pocket(X18, y18, max_updates=MAX_UPDATES, cycle=o) for o in orders18],
+                                lambda: [plain_pocket(X18, y18, o, MAX_UPDATES) for o in orders18], runs=REPEATS))
 
     # the homework experiments, all runs at once
     runs = cl.pla_runs(X15, y15, n_runs=N_RUNS, rng=1)
     assert all(np.array_equal(runs.w[r], plain_pla(X15, y15, runs.orders[r])[0]) for r in range(0, N_RUNS, 100))
     print(f"\nhw1_15: {N_RUNS} random cycles, {runs.n_updates.mean():.1f} updates on average")
-    report(f"cl.pla_runs, {N_RUNS} random cycles", "cl.pla_runs", "cl.pla in a loop",
-           paired(lambda: cl.pla_runs(X15, y15, n_runs=N_RUNS, rng=1),
-                  lambda: [cl.pla(X15, y15, cycle=o) for o in runs.orders], repeats=3))
-    report(f"cl.pla_runs, {N_RUNS} random cycles", "cl.pla_runs", "plain loop",
-           paired(lambda: cl.pla_runs(X15, y15, n_runs=N_RUNS, rng=1),
-                  lambda: [plain_pla(X15, y15, o) for o in runs.orders], repeats=3))
+    paired.row(f"cl.pla_runs, {N_RUNS} random cycles (vs cl.pla in a loop)",
+               paired.alternate(lambda: cl.pla_runs(X15, y15, n_runs=N_RUNS, rng=1),
+                                lambda: [cl.pla(X15, y15, cycle=o) for o in runs.orders], runs=3))
+    paired.row(f"cl.pla_runs, {N_RUNS} random cycles (vs plain loop)",
+               paired.alternate(lambda: cl.pla_runs(X15, y15, n_runs=N_RUNS, rng=1),
+                                lambda: [plain_pla(X15, y15, o) for o in runs.orders], runs=3))
 
     pr = cl.pocket_runs(X18, y18, n_runs=N_RUNS, max_updates=MAX_UPDATES, rng=2)
     assert all(np.array_equal(pr.w[r], plain_pocket(X18, y18, pr.orders[r], MAX_UPDATES))
                for r in range(0, N_RUNS, 100)), "cl.pocket_runs and the plain loop disagree"
     print(f"\nhw1_18: {N_RUNS} runs x {MAX_UPDATES} updates")
-    report(f"cl.pocket_runs, {N_RUNS} x {MAX_UPDATES}", "cl.pocket_runs", "plain loop",
-           paired(lambda: cl.pocket_runs(X18, y18, n_runs=N_RUNS, max_updates=MAX_UPDATES, rng=2),
-                  lambda: [plain_pocket(X18, y18, o, MAX_UPDATES) for o in pr.orders], repeats=3), goal=0.3)
+    timing = paired.alternate(lambda: cl.pocket_runs(X18, y18, n_runs=N_RUNS, max_updates=MAX_UPDATES, rng=2),
+                              lambda: [plain_pocket(X18, y18, o, MAX_UPDATES) for o in pr.orders], runs=3)
+    paired.row(f"cl.pocket_runs, {N_RUNS} x {MAX_UPDATES} updates (vs plain loop)", timing,
+               goal="<= 0.3 s", met=timing.project <= 0.3)
 
 
 if __name__ == "__main__":
     main()
+    paired.print_table()

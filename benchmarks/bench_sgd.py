@@ -12,18 +12,22 @@ runs, and only the examples of an epoch are looped over in Python. The plain ver
 what one writes first: one run at a time, one example at a time. Both draw the random
 orders from the same per-run generators, so they must return the same weights and epochs;
 the benchmark checks that on the runs it times. The plain loop is slow, so it is timed on
-the first N_PLAIN runs and the time scaled up to all runs (said so in the output).
+the first N_PLAIN runs and the time scaled up to all runs (said so in the output). The two
+alternate over several runs, BLAS on one thread on both sides (benchmarks/paired.py).
 Goal: course_lib under 5 seconds on a 2-core machine.
 """
 import math
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 import course_lib as cl
+from benchmarks import paired
 
 N_RUNS, N, ETA, TOL = 100, 100, 0.01, 0.01
 N_PLAIN = 20
+RUNS = 3
 N_TEST = 10_000
 
 
@@ -54,48 +58,55 @@ def main():
     rng = np.random.default_rng(2026)
     X, y, targets = make_runs(rng)
     seed = 7
-    print(f"{N_RUNS} runs, N = {N}, eta = {ETA}, stop when an epoch moves w by less than {TOL}")
+    print(f"{N_RUNS} runs, N = {N}, eta = {ETA}, stop when an epoch moves w by less than {TOL}; "
+          f"BLAS on one thread on both sides; the per-example loops timed on {N_PLAIN} runs and scaled")
 
-    cl.logistic_sgd_runs(X[:2, :10], y[:2, :10], eta=ETA, tol=TOL, rng=0)  # warm-up
-    t0 = time.perf_counter()
-    runs = cl.logistic_sgd_runs(X, y, eta=ETA, tol=TOL, rng=seed)
-    t_lib = time.perf_counter() - t0
+    with threadpool_limits(limits=1):
+        runs = cl.logistic_sgd_runs(X, y, eta=ETA, tol=TOL, rng=seed)
+        gens = np.random.default_rng(seed).spawn(N_RUNS)
+        plain = [plain_sgd(X[r], y[r], gens[r]) for r in range(N_PLAIN)]
+        gens = np.random.default_rng(seed).spawn(N_RUNS)
+        single = [cl.logistic_regression(X[r], y[r], method="sgd", eta=ETA, tol=TOL, rng=gens[r])
+                  for r in range(N_PLAIN)]
+        same = all(e == runs.n_epochs[r] and np.allclose(w, runs.w[r], rtol=1e-9, atol=1e-12)
+                   for r, (w, e) in enumerate(plain))
+        same_single = all(s.n_epochs == runs.n_epochs[r] and np.allclose(s.w, runs.w[r], rtol=1e-9, atol=1e-12)
+                          for r, s in enumerate(single))
+        if not (same and same_single):
+            raise SystemExit("course_lib and the plain loop disagree: the timing would mean nothing")
 
-    gens = np.random.default_rng(seed).spawn(N_RUNS)
-    t0 = time.perf_counter()
-    plain = [plain_sgd(X[r], y[r], gens[r]) for r in range(N_PLAIN)]
-    t_plain = (time.perf_counter() - t0) * N_RUNS / N_PLAIN
+        def lib():
+            cl.logistic_sgd_runs(X, y, eta=ETA, tol=TOL, rng=seed)
 
-    gens = np.random.default_rng(seed).spawn(N_RUNS)
-    t0 = time.perf_counter()
-    single = [cl.logistic_regression(X[r], y[r], method="sgd", eta=ETA, tol=TOL, rng=gens[r]) for r in range(N_PLAIN)]
-    t_single = (time.perf_counter() - t0) * N_RUNS / N_PLAIN
+        def scaled(one_run):
+            def run():
+                gens = np.random.default_rng(seed).spawn(N_RUNS)
+                t0 = time.perf_counter()
+                for r in range(N_PLAIN):
+                    one_run(r, gens[r])
+                return (time.perf_counter() - t0) * N_RUNS / N_PLAIN
+            return run
 
-    same = all(e == runs.n_epochs[r] and np.allclose(w, runs.w[r], rtol=1e-9, atol=1e-12)
-               for r, (w, e) in enumerate(plain))
-    same_single = all(s.n_epochs == runs.n_epochs[r] and np.allclose(s.w, runs.w[r], rtol=1e-9, atol=1e-12)
-                      for r, s in enumerate(single))
-    if not (same and same_single):
-        raise SystemExit("course_lib and the plain loop disagree: the timing would mean nothing")
+        plain_loop = scaled(lambda r, g: plain_sgd(X[r], y[r], g))
+        one_at_a_time = scaled(lambda r, g: cl.logistic_regression(X[r], y[r], method="sgd", eta=ETA, tol=TOL, rng=g))
+        timing = paired.alternate(lib, plain_loop, runs=RUNS)
+        timing_single = paired.alternate(one_at_a_time, plain_loop, runs=RUNS)
 
     eout, err = [], []
-    for w, w_f in zip(runs.w, targets):
+    for w, w_f in zip(runs.w, targets, strict=True):
         Xt = cl.add_bias(rng.uniform(-1.0, 1.0, size=(N_TEST, 2)))
         yt = np.where(Xt @ w_f > 0, 1.0, -1.0)
         eout.append(cl.cross_entropy_error(w, Xt, yt))
         err.append(cl.error_rate(w, Xt, yt))
-    print(f"course_lib.logistic_sgd_runs            : {t_lib:7.3f} s   (goal < 5 s)")
-    print(f"plain per-example loop                  : {t_plain:7.3f} s   "
-          f"(timed on {N_PLAIN} runs, x {N_RUNS / N_PLAIN:g})")
-    print(f"course_lib.logistic_regression, one run : {t_single:7.3f} s   "
-          f"(one run at a time; timed on {N_PLAIN} runs, x {N_RUNS / N_PLAIN:g})")
-    print(f"speed-up over the plain loop            : {t_plain / t_lib:7.1f} x   "
-          f"(same weights and epochs in the {N_PLAIN} runs compared)")
     print(f"mean epochs: {runs.n_epochs.mean():.1f} (min {runs.n_epochs.min()}, max {runs.n_epochs.max()}); "
           f"book: about 340")
     print(f"mean E_out (cross-entropy, {N_TEST} fresh points per run): {np.mean(eout):.4f}; book: about 0.10")
     print(f"mean classification error on the fresh points: {np.mean(err):.4f}")
+    paired.row(f"logistic_sgd_runs, {N_RUNS} runs of SGD", timing, goal="< 5 s", met=timing.project < 5)
+    paired.row("logistic_regression(method='sgd'), one run at a time", timing_single,
+               note="against the same per-example loop")
 
 
 if __name__ == "__main__":
     main()
+    paired.print_table()

@@ -117,7 +117,7 @@ def _fmt(value, unit):
 def _line(entry):
     figure, project, baseline, ratio, goal, met, unit, note = entry
     ok = "" if met is None else ("yes" if met else "NO")
-    text = (f"{figure:<52.52s} {_fmt(project, unit):>10s} {_fmt(baseline, unit):>10s} "
+    text = (f"{figure:<60.60s} {_fmt(project, unit):>10s} {_fmt(baseline, unit):>10s} "
             f"{(f'{ratio:.2f}x' if ratio is not None else '—'):>7s} {goal:>12s} {ok:>4s}")
     return text + (f"  {note}" if note else "")
 
@@ -126,7 +126,7 @@ def print_table(rows=None):
     """Print every row added so far as one table."""
     rows = ROWS if rows is None else rows
     print()
-    print(f"{'figure':<52s} {'project':>10s} {'baseline':>10s} {'ratio':>7s} {'goal':>12s} {'met':>4s}")
-    print("-" * 100)
+    print(f"{'figure':<60s} {'project':>10s} {'baseline':>10s} {'ratio':>7s} {'goal':>12s} {'met':>4s}")
+    print("-" * 108)
     for entry in rows:
         print(_line(entry))

@@ -47,6 +47,7 @@ from .data import (
     make_noisy,
     make_random_line_data,
     make_separable,
+    make_spirals,
     random_line_target,
 )
 from .perceptron import (
@@ -102,6 +103,6 @@ __all__ += [
 ]
 __all__ += [
     "kernels", "linear_kernel", "polynomial_kernel", "rbf_kernel", "kernel_matrix", "quadratic_features",
-    "kernel_perceptron", "svm", "fit_svm", "fit_svm_primal", "kkt_violation",
+    "kernel_perceptron", "make_spirals", "svm", "fit_svm", "fit_svm_primal", "kkt_violation",
     "neighbors", "knn_predict", "pairwise_distances", "fit_standardizer",
 ]

@@ -20,7 +20,7 @@ from ._validation import check_choice, check_int, check_real
 
 __all__ = [
     "make_separable", "make_noisy", "random_line_target", "make_random_line_data",
-    "load_labeled_points", "load_homework", "data_dir", "DATA_DIR_ENV",
+    "load_labeled_points", "load_homework", "data_dir", "DATA_DIR_ENV", "make_spirals",
     "fetch_file", "cache_dir", "DataFile", "DATA_FILES", "DataUnavailableError", "DATA_URL_ENV", "CACHE_SUBDIR",
 ]
 
@@ -551,3 +551,43 @@ def load_homework(name, *, path=None, data_dir=None, download=True, verify=True,
     if len(y) != DATA_FILES[name].rows:
         raise ValueError(f"{found} holds {len(y)} rows but the published {name} has {DATA_FILES[name].rows}")
     return X, y
+
+def make_spirals(n_samples=200, *, turns=1.5, noise=0.0, rng=None):
+    """Two interleaved spirals, one per class: the classic data set that no line (and no low-degree curve) separates.
+
+    Point i of a spiral lies at angle ``t`` and radius ``t / (2 pi turns)`` (so the
+    spirals end on the unit circle); the second spiral is the first turned by 180 degrees.
+
+    Parameters
+    ----------
+    n_samples : int, default=200
+        Total number of points (>= 2), split evenly between the two classes.
+    turns : float, default=1.5
+        How many times each spiral winds around the centre (> 0).
+    noise : float, default=0.0
+        Standard deviation of Gaussian noise added to each coordinate (>= 0).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+    y : ndarray of shape (n_samples,)
+        +1 for the first spiral, -1 for the second.
+
+    Examples
+    --------
+    >>> X, y = make_spirals(100, rng=0)
+    >>> X.shape, int((y == 1).sum()), int((y == -1).sum())
+    ((100, 2), 50, 50)
+    """
+    n_samples = check_int(n_samples, "n_samples", minimum=2)
+    turns = check_real(turns, "turns", low=0.0, low_open=True)
+    noise = check_real(noise, "noise", low=0.0)
+    rng = np.random.default_rng(rng)
+    n_pos = (n_samples + 1) // 2
+    t = np.sqrt(rng.uniform(0.02, 1.0, size=n_samples)) * 2 * np.pi * turns  # more points where the arm is longer
+    r = t / (2 * np.pi * turns)
+    sign = np.r_[np.ones(n_pos), -np.ones(n_samples - n_pos)]
+    X = sign[:, None] * np.c_[r * np.cos(t), r * np.sin(t)]
+    X += noise * rng.normal(size=X.shape)
+    return X, sign

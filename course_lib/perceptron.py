@@ -372,34 +372,40 @@ def _pocket_one(X, y, order, max_updates, eta, w0):
     return best, w, t, ein_pocket / n, ein_pla / n
 
 
-def _pocket_block(XsT, n_pos, col_of, steps, orders, rank, max_updates, w0, window=16):
+def _pocket_block(XsT, n_pos, steps, cols, max_updates, w0, window=16):
     """Pocket for a block of runs, kept small enough to stay in the CPU cache.
 
     ``XsT`` holds the examples as columns, the positive ones first (``n_pos`` of
     them), so that the mistakes of every run are counted from one product
     ``W @ XsT`` and one comparison: a positive example is wrong when its score is
-    not > 0, a negative one when it is. The next mistake of each run is looked for
-    in the next ``window`` positions of its cycle (``col_of[i]`` is example i's
-    column); only a run with none there searches its whole cycle.
+    not > 0, a negative one when it is. ``cols[r, p]`` is the column of the example
+    at position p of run r's cycle and ``steps[c]`` the update that example makes.
+    The next mistake of each run is looked for in the next ``window`` positions of
+    its cycle; only a run with none there searches its whole cycle.
     """
-    n_runs, n = orders.shape
+    n_runs, n = cols.shape
+    k = min(window, n)
     rows = np.arange(n_runs)
+    offsets = np.arange(k)
+    ext = np.concatenate([cols, cols[:, :k]], axis=1)       # each cycle, then its first k again
+    ext_cols, ext_positive = ext.ravel(), (ext < n_pos).ravel()
+    ext_start = (rows * (n + k))[:, None]
+    row_start = (rows * n)[:, None]
     W = np.tile(w0, (n_runs, 1))
-    pos = np.zeros(n_runs, dtype=np.intp)
+    pos = np.zeros(n_runs, dtype=np.intp)                    # where each run resumes its cycle
     best, best_err = W.copy(), np.full(n_runs, n + 1)
     ein_pla = np.empty((n_runs, max_updates + 1))
     ein_pocket = np.empty((n_runs, max_updates + 1))
     n_updates = np.zeros(n_runs, dtype=int)
-    k = min(window, n)
-    offsets = np.arange(k)
     scores = np.empty((n_runs, n))
     above = np.empty((n_runs, n), dtype=bool)
-    counts = above.view(np.uint8)
-    positive_col = np.arange(n) < n_pos
+    counts, flat_above = above.view(np.uint8), above.ravel()
+    small = np.uint16 if n < 2**16 else np.intp             # row sums of 0/1 fit; summing in 16 bits is faster
     for t in range(max_updates + 1):
         np.matmul(W, XsT, out=scores)
         np.greater(scores, 0.0, out=above)                                    # sign(0) = -1
-        err = (n_pos - counts[:, :n_pos].sum(axis=1, dtype=np.intp)) + counts[:, n_pos:].sum(axis=1, dtype=np.intp)
+        err = (n_pos - counts[:, :n_pos].sum(axis=1, dtype=small).astype(np.intp)
+               + counts[:, n_pos:].sum(axis=1, dtype=small))
         better = err < best_err
         if better.any():
             best[better], best_err[better] = W[better], err[better]
@@ -409,22 +415,25 @@ def _pocket_block(XsT, n_pos, col_of, steps, orders, rank, max_updates, w0, wind
             ein_pla[:, t + 1:] = err[:, None]
             ein_pocket[:, t + 1:] = best_err[:, None]
             break
-        ahead = orders[rows[:, None], (pos[:, None] + offsets) % n]             # example indices
-        col = col_of[ahead]
-        hit = above[rows[:, None], col] != positive_col[col]
+        at = ext_start + pos[:, None] + offsets                 # the next k positions of every cycle
+        col = ext_cols[at]
+        hit = flat_above[row_start + col] != ext_positive[at]
+        first = hit.argmax(axis=1)
         found = hit.any(axis=1)
-        i = ahead[rows, hit.argmax(axis=1)]
+        step_col = col[rows, first]
+        new_pos = pos + first + 1
         rest = np.flatnonzero(active & ~found)
-        if rest.size:                                                             # look further round the cycle
-            wrong = above[rest][:, col_of] != positive_col[col_of]                # (r, N) in example order
-            dist = rank[rest] - pos[rest, None]
+        if rest.size:                                             # look further round the cycle
+            c = cols[rest]
+            wrong = above[rest[:, None], c] != (c < n_pos)        # (r, N) by position in the cycle
+            dist = np.arange(n) - pos[rest, None]
             dist[dist < 0] += n
             dist[~wrong] = n
-            i[rest] = dist.argmin(axis=1)
+            p = dist.argmin(axis=1)                               # the nearest wrong position
+            step_col[rest], new_pos[rest] = c[np.arange(rest.size), p], p + 1
         act = rows if active.all() else np.flatnonzero(active)
-        W[act] += steps[i[act]]
-        pos[act] = rank[act, i[act]] + 1
-        pos[pos == n] = 0
+        W[act] += steps[step_col[act]]
+        pos[act] = new_pos[act] % n
         n_updates[act] += 1
     return best, W, n_updates, ein_pocket / n, ein_pla / n
 
@@ -437,17 +446,16 @@ def _pocket_core(X, y, orders, max_updates, eta, w0, block=256):
     """
     from threadpoolctl import threadpool_limits
 
-    n_runs, n = orders.shape
-    rank = np.empty_like(orders, dtype=np.intp)            # rank[r, i]: where example i sits in run r's cycle
-    np.put_along_axis(rank, orders, np.arange(n)[None, :], axis=1)
+    n = orders.shape[1]
     first = np.argsort(y <= 0, kind="stable")              # positive examples first
     XsT, n_pos = np.ascontiguousarray(X[first].T), int(np.count_nonzero(y > 0))
     col_of = np.empty(n, dtype=np.intp)
     col_of[first] = np.arange(n)                           # col_of[i]: column of example i in XsT
-    steps = eta * y[:, None] * X
+    cols = col_of[orders]
+    steps = (eta * y[:, None] * X)[first]                  # the update each column's example makes
     with threadpool_limits(limits=1, user_api="blas"):
-        parts = [_pocket_block(XsT, n_pos, col_of, steps, orders[a:a + block], rank[a:a + block], max_updates, w0)
-                 for a in range(0, n_runs, block)]
+        parts = [_pocket_block(XsT, n_pos, steps, cols[a:a + block], max_updates, w0)
+                 for a in range(0, orders.shape[0], block)]
     return tuple(np.concatenate(arrays) for arrays in zip(*parts))
 
 

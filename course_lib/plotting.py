@@ -900,3 +900,77 @@ def plot_decision_curve(w, *, transform=None, ax=None, color="black", linestyle=
 
 __all__ += ["plot_regression_fit", "plot_logistic", "plot_learning_curves", "plot_probability_map",
             "plot_probability_histogram", "plot_decision_curve"]
+
+
+# --- Margins, SVMs, kernels and nearest neighbours ----------------------------------------
+
+def plot_classifier(decision, X, y, *, ax=None, support=None, margins=False, limits=None, resolution=150,
+                    title=None):
+    """The regions a classifier gives each label, its boundary, and the training points.
+
+    Parameters
+    ----------
+    decision : callable
+        Maps an array of shape (M, 2) to M scores; the class is the sign of the score
+        (sign(0) = -1), the boundary is where it is 0. An SVM's ``decision_function``,
+        or a function returning +1/-1 labels such as a k-NN prediction.
+    X : array-like of shape (N, 2)
+    y : array-like of shape (N,)
+        Labels +1 / -1.
+    ax : matplotlib Axes or None
+    support : array-like of int, optional
+        Indices of points to ring (the support vectors).
+    margins : bool, default=False
+        Also draw the lines where the score is +1 and -1 (an SVM's margin).
+    limits : ((x_min, x_max), (y_min, y_max)) or None
+        The window; by default the data's range with a border.
+    resolution : int, default=150
+        Grid points per side.
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_classifier(lambda Z: Z[:, 0] - 0.5, [[0.0, 0.0], [1.0, 1.0]], [-1, 1], margins=True)
+    >>> len(ax.collections) >= 3
+    True
+    """
+    X = _points_2d(X)
+    y = check_labels(y, "y", n_samples=X.shape[0])
+    ax = _axes(ax)
+    if limits is None:
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        pad = 0.08 * np.maximum(hi - lo, 1e-9)
+        limits = ((lo[0] - pad[0], hi[0] + pad[0]), (lo[1] - pad[1], hi[1] + pad[1]))
+    gx = np.linspace(*limits[0], resolution)
+    gy = np.linspace(*limits[1], resolution)
+    G = np.stack(np.meshgrid(gx, gy), axis=-1).reshape(-1, 2)
+    scores = np.asarray(decision(G), dtype=float).reshape(resolution, resolution)
+    from matplotlib.colors import ListedColormap
+
+    ax.contourf(gx, gy, (scores > 0).astype(float), levels=[-0.5, 0.5, 1.5],
+                cmap=ListedColormap([NEGATIVE_COLOR, POSITIVE_COLOR]), alpha=0.13)
+    ax.contour(gx, gy, scores, levels=[0.0], colors="black", linewidths=1.5)
+    if margins:
+        ax.contour(gx, gy, scores, levels=[-1.0, 1.0], colors="black", linewidths=1.0, linestyles="--")
+    pos = y > 0
+    ax.scatter(X[pos, 0], X[pos, 1], marker="o", facecolors="none", edgecolors=POSITIVE_COLOR, s=36, label="+1")
+    ax.scatter(X[~pos, 0], X[~pos, 1], marker="x", color=NEGATIVE_COLOR, s=36, label="-1")
+    if support is not None and len(support):
+        S = X[np.asarray(support, dtype=int)]
+        ax.scatter(S[:, 0], S[:, 1], s=170, facecolors="none", edgecolors="black", linewidths=1.2,
+                   label="support vectors")
+    ax.set_xlim(*limits[0])
+    ax.set_ylim(*limits[1])
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    ax.set_aspect("equal", adjustable="box")
+    if title is not None:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+__all__ += ["plot_classifier"]

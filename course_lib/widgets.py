@@ -18,7 +18,8 @@ from ._validation import check_labels, check_Xy
 from .perceptron import error_rate, pla
 
 __all__ = ["PLAStepper", "PerceptronExplorer", "BinExplorer", "OutlierRegression", "HatProjection",
-           "WeightDecayExplorer", "DescentExplorer", "PocketExplorer", "MarginExplorer"]
+           "WeightDecayExplorer", "DescentExplorer", "PocketExplorer", "MarginExplorer", "SVMExplorer",
+           "KNNExplorer"]
 
 
 SLIDER_LAYOUT = {"width": "460px"}
@@ -29,6 +30,16 @@ def _slider(cls, **options):
     """A slider wide enough to hit a value with the mouse; its number can be clicked and typed over."""
     options.setdefault("continuous_update", True)
     return cls(layout=widgets.Layout(**SLIDER_LAYOUT), style=SLIDER_STYLE, **options)
+
+
+def _png(canvas):
+    """The canvas as PNG bytes, compressed lightly: a quarter of the time of the default level."""
+    from PIL import Image
+
+    rgba = np.asarray(canvas.buffer_rgba())
+    buf = io.BytesIO()
+    Image.fromarray(rgba[..., :3]).save(buf, format="png", compress_level=1)
+    return buf.getvalue()
 
 
 class _FigureWidget:
@@ -58,10 +69,38 @@ class _FigureWidget:
         ax.relim()
         ax.set_autoscale_on(True)
 
+    _dynamic = None  # artists a _LiveFigure redraws on every move; None: whatever the last draw put on the axes
+    _background = _background_key = None
+
     def _render(self):
-        buf = io.BytesIO()
-        self.fig.canvas.print_png(buf)
-        self.image.value = buf.getvalue()
+        """Draw the figure into the image.
+
+        Most of a matplotlib drawing is spent on the axes (ticks, tick labels, spines),
+        which do not change when a slider moves. They are drawn once and kept as a
+        picture; a redraw pastes that picture and draws only the data on top of it. The
+        axes are drawn again when a range changed.
+        """
+        canvas = self.fig.canvas
+        dynamic = self._dynamic
+        if dynamic is None:
+            ax = self.ax
+            dynamic = [*ax.patches, *ax.lines, *ax.collections, *ax.texts, *ax.images, ax.title,
+                       *([ax.legend_] if ax.legend_ is not None else [])]
+            dynamic.sort(key=lambda a: a.get_zorder())  # the order Axes.draw uses
+            for artist in dynamic:
+                artist.set_animated(True)
+        key = tuple((tuple(ax.get_xlim()), tuple(ax.get_ylim())) for ax in self.fig.axes)
+        if self._background is None or key != self._background_key:
+            canvas.draw()  # skips the animated (moving) artists
+            self._background = canvas.copy_from_bbox(self.fig.bbox)
+            self._background_key = key
+        else:
+            canvas.restore_region(self._background)
+        renderer = canvas.get_renderer()
+        for artist in dynamic:
+            if artist.get_visible():
+                artist.draw(renderer)
+        self.image.value = _png(canvas)
         self.n_draws += 1
 
     def _ipython_display_(self):
@@ -298,6 +337,7 @@ class BinExplorer(_FigureWidget):
         self.bound = self._hoeffding.hoeffding_bound(eps, n)
         self._clear()
         plotting.plot_nu_histogram(self.nu, mu, n, eps, ax=self.ax)
+        self.ax.set_ylim(0, np.ceil(self.ax.get_ylim()[1] * 10) / 10)  # in steps of 0.1: the axes rarely change
         if self.n_draws == 0:  # margins fitted to the labels once; refitting costs as much as drawing
             self.fig.tight_layout()
         self._render()
@@ -333,6 +373,12 @@ class _LiveFigure(_FigureWidget):
         self.image = widgets.Image(format="png", layout=widgets.Layout(width=f"{int(figsize[0] * dpi)}px"))
         self.status = widgets.HTML()
         self.n_draws = 0
+
+    def _moving(self, *artists):
+        """Declare the artists that change from one draw to the next (titles included)."""
+        for artist in artists:
+            artist.set_animated(True)
+        self._dynamic = list(artists)
 
 
 def _check_points_1d(x, name):
@@ -416,6 +462,7 @@ class OutlierRegression(_LiveFigure):
         (self._outlier,) = ax.plot([ox], [oy], "o", color="tab:red", markersize=9, zorder=4, label="outlier")
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         self.fig.subplots_adjust(left=0.1, right=0.68, bottom=0.13, top=0.97)
+        self._moving(self._residuals, self._line, self._outlier)
         self._xs = xs
         self.x_slider.observe(lambda _: self.draw(), names="value")
         self.y_slider.observe(lambda _: self.draw(), names="value")
@@ -459,7 +506,7 @@ class HatProjection(_LiveFigure):
     ----------
     x : array-like of shape (3,), default=(-1.0, 0.2, 1.0)
         The three inputs (not all equal).
-    y : array-like of shape (3,), default=(-0.5, 1.2, 0.4)
+    y : array-like of shape (3,), default=(1.2, -1.0, 1.0)
         Starting targets, each within [-2, 2].
 
     Attributes
@@ -478,7 +525,7 @@ class HatProjection(_LiveFigure):
     (True, True)
     """
 
-    def __init__(self, x=(-1.0, 0.2, 1.0), y=(-0.5, 1.2, 0.4)):
+    def __init__(self, x=(-1.0, 0.2, 1.0), y=(1.2, -1.0, 1.0)):
         from .regression import hat_matrix
 
         x = np.asarray(x, dtype=float)
@@ -495,7 +542,7 @@ class HatProjection(_LiveFigure):
         ax = self.ax
         # the column space: a patch of the plane s (1, 1, 1) + t x, drawn once
         c0, c1 = self.X[:, 0], self.X[:, 1] - self.X[:, 1].mean()   # orthogonal directions in the plane
-        s, t = np.meshgrid(np.linspace(-1.6, 1.6, 2), np.linspace(-2.4, 2.4, 2) / np.linalg.norm(c1) * np.sqrt(3))
+        s, t = np.meshgrid(np.linspace(-1.0, 1.0, 2), np.linspace(-1.6, 1.6, 2) / np.linalg.norm(c1))
         P = s[..., None] * c0 + t[..., None] * c1
         ax.plot_surface(P[..., 0], P[..., 1], P[..., 2], color=plotting.POSITIVE_COLOR, alpha=0.15, linewidth=0)
         for col, name in [(self.X[:, 0], "column 1s"), (self.X[:, 1], "column x")]:
@@ -507,7 +554,7 @@ class HatProjection(_LiveFigure):
                                 label="ŷ = H y")
         (self._res,) = ax.plot([0, 0], [0, 0], [0, 0], color="tab:red", linestyle="--", linewidth=1.5,
                                label="y − ŷ")
-        lim = (-2.5, 2.5)
+        lim = (-2.0, 2.0)
         ax.set_xlim(*lim)
         ax.set_ylim(*lim)
         ax.set_zlim(*lim)
@@ -517,6 +564,7 @@ class HatProjection(_LiveFigure):
         ax.view_init(elev=18, azim=-62)
         ax.legend(fontsize=8, loc="upper left")
         self.fig.subplots_adjust(left=0.0, right=0.95, bottom=0.02, top=1.0)
+        self._moving(self._y, self._yhat, self._res)
         for sl in self.sliders:
             sl.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([*self.sliders, self.image, self.status])
@@ -628,6 +676,7 @@ class WeightDecayExplorer(_LiveFigure):
         right.set_ylim(0, max(0.55, float(self.e_out_curve.max()) + 0.05))
         right.legend(fontsize=8, loc="upper left")
         self.fig.subplots_adjust(left=0.06, right=0.98, bottom=0.26, top=0.92, wspace=0.28)
+        self._moving(self._curve, self._marker, left.title, right.title)
         self.slider.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([self.slider, self.image, self.status])
         self.draw()
@@ -673,8 +722,8 @@ class DescentExplorer(_LiveFigure):
     eta : float, default=0.5
     epochs : int, default=5
     max_epochs : int, default=30
-    wlim : float, default=4.0
-        The picture shows w1, w2 in [-wlim, wlim].
+    wlim : float, default=5.0
+        The picture shows w1, w2 in [-wlim, wlim], widened when the minimum lies outside.
     rng : None, int or numpy.random.Generator
         The SGD orders.
 
@@ -696,7 +745,7 @@ class DescentExplorer(_LiveFigure):
     ((6, 2), (21, 2))
     """
 
-    def __init__(self, X, y, *, eta=0.5, epochs=5, max_epochs=30, wlim=4.0, rng=None):
+    def __init__(self, X, y, *, eta=0.5, epochs=5, max_epochs=30, wlim=5.0, rng=None):
         from .regression import cross_entropy_error
 
         X, y = check_Xy(X, y)
@@ -712,16 +761,17 @@ class DescentExplorer(_LiveFigure):
                                   description="η", readout_format=".3g")
         self.epoch_slider = _slider(widgets.IntSlider, value=epochs, min=1, max=max_epochs, description="epochs")
         left, right = self.axes
-        g = np.linspace(-wlim, wlim, 90)
-        W1, W2 = np.meshgrid(g, g)
-        W = np.column_stack([W1.ravel(), W2.ravel()])
-        E = np.mean(np.logaddexp(0.0, -(W @ X.T) * y), axis=1).reshape(W1.shape)
-        left.contour(W1, W2, E, levels=np.quantile(E, np.linspace(0.02, 0.9, 12)), colors="tab:grey",
-                     linewidths=0.8)
         from .regression import logistic_regression
 
         best = logistic_regression(X, y, eta=1.0, tol=1e-9, max_epochs=20_000).w
         self.ein_min = cross_entropy_error(best, X, y)
+        wlim = max(wlim, 1.25 * float(np.abs(best).max()))          # the minimum is always in the picture
+        g = np.linspace(-wlim, wlim, 90)
+        W1, W2 = np.meshgrid(g, g)
+        W = np.column_stack([W1.ravel(), W2.ravel()])
+        E = np.mean(np.logaddexp(0.0, -(W @ X.T) * y), axis=1).reshape(W1.shape)
+        left.contour(W1, W2, E, levels=self.ein_min * (1 + np.geomspace(0.01, 4, 12)), colors="tab:grey",
+                     linewidths=0.8)
         left.plot(*best, "*", color="black", ms=12, label="minimum of $E_{in}$")
         (self._sgd,) = left.plot([], [], "-", color="tab:orange", linewidth=0.8, alpha=0.8, label="SGD (every step)")
         (self._gd,) = left.plot([], [], "o-", color=plotting.POSITIVE_COLOR, ms=3, linewidth=1.5, label="GD")
@@ -735,10 +785,12 @@ class DescentExplorer(_LiveFigure):
         right.axhline(self.ein_min, color="black", linestyle=":", linewidth=1, label="minimum")
         right.set_xlim(0, max_epochs)
         right.set_yscale("log")
+        right.set_ylim(self.ein_min * 0.9, 4 * np.log(2))   # fixed: the axes are drawn once
         right.set_xlabel("epoch")
         right.set_ylabel("$E_{in}$ (cross-entropy)")
         right.legend(fontsize=8, loc="upper right")
         self.fig.subplots_adjust(left=0.08, right=0.98, bottom=0.27, top=0.93, wspace=0.3)
+        self._moving(self._sgd, self._gd, self._gd_curve, self._sgd_curve, left.title)
         self.eta_slider.observe(lambda _: self.draw(), names="value")
         self.epoch_slider.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([self.eta_slider, self.epoch_slider, self.image, self.status])
@@ -761,9 +813,6 @@ class DescentExplorer(_LiveFigure):
         self._sgd.set_data(self.sgd[:, 0], self.sgd[:, 1])
         self._gd_curve.set_data(np.arange(k + 1), gd_curve)
         self._sgd_curve.set_data(np.arange(k + 1), sgd_curve)
-        right = self.axes[1]
-        top = max(max(gd_curve), max(sgd_curve))
-        right.set_ylim(self.ein_min * 0.9, max(top * 1.2, self.ein_min * 1.5))
         self.axes[0].set_title(f"η = {eta:.3g}, {k} epochs: paths from w = 0", fontsize=10)
         self._render()
         self.status.value = (
@@ -860,6 +909,7 @@ class PocketExplorer(_LiveFigure):
         right.set_ylim(0, min(1.0, float(self.ein.max()) * 1.1 + 0.01))
         right.legend(fontsize=8, loc="upper right")
         self.fig.subplots_adjust(left=0.08, right=0.98, bottom=0.27, top=0.92, wspace=0.28)
+        self._moving(self._pla, self._pocket, self._marker, left.title)
         self.slider.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([self.slider, self.image, self.status])
         self.draw()
@@ -943,9 +993,11 @@ class MarginExplorer(_LiveFigure):
         (self._low,) = right.plot([], [], "--", color="tab:orange", label=r"$\sqrt{t}\,\rho/R$")
         right.axhline(1.0, color="grey", linewidth=0.8)
         right.set_ylim(0, 1.05)
-        right.set_xlabel("update $t$")
+        right.set_xlim(0, 1.0)
+        right.set_xlabel("$t / T$ (how far into the run)")
         right.legend(fontsize=8, loc="lower right")
         self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.27, top=0.92, wspace=0.25)
+        self._moving(self._pos, self._neg, self._target, self._final, self._cos, self._low, left.title, right.title)
         self.slider.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([self.slider, self.image, self.status])
         self.draw()
@@ -979,9 +1031,8 @@ class MarginExplorer(_LiveFigure):
             line.set_data(*(seg if seg is not None else ([], [])))
         T = self.result.n_updates
         t = np.arange(T + 1)
-        self._cos.set_data(t[1:], self.check.cosine[1:])
-        self._low.set_data(t[1:], self.check.cosine_lower[1:])
-        self.axes[1].set_xlim(0, max(T, 1) * 1.05)
+        self._cos.set_data(t[1:] / max(T, 1), self.check.cosine[1:])
+        self._low.set_data(t[1:] / max(T, 1), self.check.cosine_lower[1:])
         Xb = np.column_stack([np.ones(len(y)), X])
         R, rho = radius(Xb), rho_of(self.w_f, Xb, y)
         self.axes[0].set_title(f"margin {self.slider.value:.2f}: PLA halted after T = {T}", fontsize=10)
@@ -992,3 +1043,192 @@ class MarginExplorer(_LiveFigure):
             f"the bound R²/ρ² is <b>{self.check.bound:.0f}</b> (T is {T / self.check.bound:.1%} of it); "
             f"every inequality held: {bool(self.check.holds)}"
         )
+
+
+class SVMExplorer(_FigureWidget):
+    """An SVM on 2-D data with controls for C, the kernel and its parameters.
+
+    Every change refits :func:`course_lib.svm.fit_svm` and redraws the regions, the
+    boundary (solid), the margin (dashed, where the score is +1 and -1) and the
+    support vectors (ringed). The status line counts the support vectors, the
+    examples inside the margin and the training errors.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2)
+        Raw 2-D examples (no constant column).
+    y : array-like of shape (N,)
+        Labels +1 / -1.
+    kernel : {"linear", "poly", "rbf"}, default="linear"
+    C : float or None, default=1.0
+        None starts with the hard margin ticked.
+    gamma : float, default=1.0
+    degree : int, default=2
+
+    Attributes
+    ----------
+    kernel_dropdown, C_slider, gamma_slider, degree_slider : ipywidgets controls
+    hard_checkbox : ipywidgets.Checkbox
+        The hard margin (no slack): C = infinity.
+    result : SVMResult or None
+        The current fit (None when the hard margin has no solution).
+
+    Examples
+    --------
+    >>> import course_lib as cl
+    >>> X, y = cl.make_spirals(40, rng=0)
+    >>> box = SVMExplorer(X, y, kernel="rbf", C=10.0, gamma=5.0)
+    >>> box.C_slider.value = 0.01
+    >>> len(box.result.support) > 0
+    True
+    """
+
+    def __init__(self, X, y, *, kernel="linear", C=1.0, gamma=1.0, degree=2):
+        from .kernels import KERNELS
+        from ._validation import check_matrix
+
+        X = check_matrix(X, "X")
+        if X.shape[1] != 2:
+            raise ValueError(f"X must hold raw 2-D examples (2 columns); got {X.shape[1]} columns")
+        y = check_labels(y, "y", n_samples=X.shape[0])
+        super().__init__(figsize=(5.2, 5.2))
+        self.X, self.y = X, y
+        self.kernel_dropdown = widgets.Dropdown(options=list(KERNELS), value=kernel, description="kernel",
+                                                style=SLIDER_STYLE)
+        self.hard_checkbox = widgets.Checkbox(value=C is None, description="hard margin (C = ∞)")
+        self.C_slider = _slider(widgets.FloatLogSlider, value=1.0 if C is None else C, base=10, min=-2, max=4,
+                                step=0.05, description="C", continuous_update=False)
+        self.gamma_slider = _slider(widgets.FloatLogSlider, value=gamma, base=10, min=-2, max=2, step=0.05,
+                                    description="γ (poly, rbf)", continuous_update=False)
+        self.degree_slider = _slider(widgets.IntSlider, value=degree, min=1, max=6, description="degree (poly)")
+        for control in (self.kernel_dropdown, self.hard_checkbox, self.C_slider, self.gamma_slider,
+                        self.degree_slider):
+            control.observe(lambda _: self.draw(), names="value")
+        controls = widgets.VBox([widgets.HBox([self.kernel_dropdown, self.hard_checkbox]), self.C_slider,
+                                 self.gamma_slider, self.degree_slider])
+        self.widget = widgets.VBox([controls, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Refit for the current controls and redraw."""
+        from .svm import NotSeparableError, fit_svm
+
+        kernel = self.kernel_dropdown.value
+        C = None if self.hard_checkbox.value else float(self.C_slider.value)
+        gamma, degree = float(self.gamma_slider.value), int(self.degree_slider.value)
+        self._clear()
+        try:
+            self.result = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0)
+        except NotSeparableError:
+            self.result = None
+        # every setting is named in the title and the status, also the ones this kernel ignores
+        # (said so), so that whatever the student moves shows where the model stands now
+        used = {"linear": "", "poly": f", γ = {gamma:.3g}, degree {degree}", "rbf": f", γ = {gamma:.3g}"}[kernel]
+        unused = {"linear": f"γ = {gamma:.3g}, degree {degree} unused", "poly": "",
+                  "rbf": f"degree {degree} unused"}[kernel]
+        c_text = f"hard margin (C = {self.C_slider.value:.3g} unused)" if C is None else f"C = {C:.3g}"
+        settings = f"{kernel} kernel{used}, {c_text}" + (f"; {unused}" if unused else "")
+        if self.result is None:
+            plotting.plot_classifier(lambda Z: np.zeros(len(Z)), self.X, self.y, ax=self.ax, resolution=2)
+            status = ("<b>No hard-margin solution</b>: these data are not separable by this kernel. "
+                      "Untick the hard margin.")
+        else:
+            res = self.result
+            plotting.plot_classifier(res.decision_function, self.X, self.y, ax=self.ax, support=res.support,
+                                     margins=True, resolution=90)
+            f = self.y * res.decision_function(self.X)
+            width = f"; margin 1/‖w‖ = {res.margin:.3f}" if kernel == "linear" else ""
+            status = (f"{len(res.support)} support vectors of {len(self.y)} examples; "
+                      f"{int(np.sum(f < 1 - 1e-6))} inside the margin, {int(np.sum(f <= 0))} misclassified{width}")
+        self.ax.set_title(settings, fontsize=9)
+        if self.n_draws == 0:
+            self.fig.tight_layout()
+        self._render()
+        self.status.value = f"{settings}: {status}"
+
+
+class KNNExplorer(_FigureWidget):
+    """k nearest neighbours on 2-D data: the regions for each k, distance and scaling.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2)
+        Training inputs.
+    y : array-like of shape (N,)
+        Labels +1 / -1.
+    X_val, y_val : array-likes, optional
+        A validation set; its error is shown for every k (the way to choose k).
+    k : int, default=1
+
+    Attributes
+    ----------
+    k_slider : ipywidgets.IntSlider
+        Odd values 1, 3, 5, ...
+    metric_dropdown : ipywidgets.Dropdown
+        "euclidean" or "mahalanobis".
+    standardize_checkbox : ipywidgets.Checkbox
+        Standardise the features with the training set's mean and deviation first.
+    train_error, val_error : float
+        Errors of the current classifier (``val_error`` is NaN without a validation set).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2)); y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    >>> box = KNNExplorer(X, y, k=1)
+    >>> box.train_error
+    0.0
+    >>> box.k_slider.value = 5
+    >>> box.n_draws
+    2
+    """
+
+    def __init__(self, X, y, *, X_val=None, y_val=None, k=1):
+        from ._validation import check_matrix
+
+        X = check_matrix(X, "X")
+        if X.shape[1] != 2:
+            raise ValueError(f"X must hold 2-D examples (2 columns); got {X.shape[1]} columns")
+        y = check_labels(y, "y", n_samples=X.shape[0])
+        if (X_val is None) != (y_val is None):
+            raise ValueError("give both X_val and y_val, or neither")
+        if X_val is not None:
+            X_val = check_matrix(X_val, "X_val")
+            y_val = check_labels(y_val, "y_val", n_samples=X_val.shape[0])
+        super().__init__(figsize=(5.2, 5.2))
+        self.X, self.y, self.X_val, self.y_val = X, y, X_val, y_val
+        top = max(1, min(25, X.shape[0] - (1 - X.shape[0] % 2)))
+        self.k_slider = _slider(widgets.IntSlider, value=k, min=1, max=top, step=2, description="k")
+        self.metric_dropdown = widgets.Dropdown(options=["euclidean", "mahalanobis"], value="euclidean",
+                                                description="distance", style=SLIDER_STYLE)
+        self.standardize_checkbox = widgets.Checkbox(value=False, description="standardise features")
+        for control in (self.k_slider, self.metric_dropdown, self.standardize_checkbox):
+            control.observe(lambda _: self.draw(), names="value")
+        controls = widgets.VBox([self.k_slider, widgets.HBox([self.metric_dropdown, self.standardize_checkbox])])
+        self.widget = widgets.VBox([controls, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Reclassify for the current controls and redraw."""
+        from .neighbors import fit_standardizer, knn_predict
+
+        k, metric = int(self.k_slider.value), self.metric_dropdown.value
+        scale = fit_standardizer(self.X) if self.standardize_checkbox.value else None
+
+        def predict(Z):
+            if scale is None:
+                return knn_predict(self.X, self.y, Z, k=k, metric=metric)
+            return knn_predict(scale.transform(self.X), self.y, scale.transform(Z), k=k, metric=metric)
+
+        self.train_error = float(np.mean(predict(self.X) != self.y))
+        self.val_error = float(np.mean(predict(self.X_val) != self.y_val)) if self.X_val is not None else float("nan")
+        self._clear()
+        plotting.plot_classifier(predict, self.X, self.y, ax=self.ax, resolution=100)
+        self.ax.set_title(f"{k}-NN, {metric} distance" + (", standardised" if scale is not None else ""), fontsize=10)
+        if self.n_draws == 0:
+            self.fig.tight_layout()
+        self._render()
+        val = f"; validation error <b>{self.val_error:.3f}</b>" if self.X_val is not None else ""
+        self.status.value = f"k = {k}: training error <b>{self.train_error:.3f}</b>{val}"
+

@@ -14,3 +14,9 @@ with open("@DEPLOY_JSON@") as f:
 c.CourseDirectory.course_id = deploy["course_id"]
 c.Exchange.root = deploy["exchange"]
 c.Exchange.path_includes_course = False
+# an exchange root only root may write to; a submission readable by its student and the
+# graders only (nbgrader's own makes it 0777). See course_exchange.py.
+c.ExchangeFactory.submit = "course_exchange.CourseSubmit"
+c.ExchangeFactory.fetch_assignment = "course_exchange.CourseFetchAssignment"
+c.ExchangeFactory.fetch_feedback = "course_exchange.CourseFetchFeedback"
+c.ExchangeFactory.list = "course_exchange.CourseList"

@@ -2,66 +2,116 @@
 # Multi-user deployment of the course: JupyterHub, nbgrader's exchange, a PostgreSQL gradebook.
 #
 #   sudo deploy/setup.sh [options]            install (if needed), create users, start everything
+#   sudo deploy/setup.sh                      again: keeps the deployment's settings (PREFIX/etc/deploy.json)
 #   sudo deploy/setup.sh --install-only       only install: Debian packages, the Python environment, the proxy
 #   sudo deploy/setup.sh --add-student NAME   one more student (Linux user, roster, gradebook); no restart
+#   sudo deploy/setup.sh --add-grader NAME    one more grader (TA): the graders' group, the Formgrader; no restart
+#   sudo deploy/setup.sh --password NAME      a first password for NAME, printed once on this terminal only
 #
-# Options (defaults in brackets):
+# Options (defaults in brackets; on a re-run, the deployment's own settings):
 #   --prefix DIR        where the deployment lives [/opt/ml-foundations]
 #   --instructor NAME   the instructor's Linux user [instructor]
 #   --students "A B"    the students' Linux users [student01 student02 student03]
+#   --graders "A B"     teaching assistants who grade [none]
 #   --group NAME        the students' Linux group [<course-id>-students]
-#   --hub-port N        public port of the hub (the proxy), on 127.0.0.1 [8000]
+#   --hub-port N        public port of the hub (the proxy), on 127.0.0.1 [8000]; the hub also uses N+1..N+3
 #   --pg-port N         PostgreSQL's port, on 127.0.0.1 [5433]
+#   --mem-limit MIB     memory of each user's server and kernels together [2048]
+#   --tasks-limit N     processes and threads of each user [512]
+#   --cull-idle S       stop a server idle for S seconds [3600]
+#   --no-hidepid        leave /proc as it is (by default it is remounted with hidepid=2)
 #
+# Logins are PAM: each person logs in with their own Linux password; nobody shares one.
+# A new account has no password (it cannot log in) until --password gives it a first one.
 # Everything listens on 127.0.0.1 only. Secrets are generated here and never printed:
-#   PREFIX/hub/shared-password          the students' login password (root only, 0600)
-#   ~INSTRUCTOR/.gradebook-password     the gradebook role's password (instructor only, 0600)
-# Pid files are in PREFIX/run/; deploy/teardown.sh stops everything (and, with --purge, removes it).
+#   PREFIX/secrets/gradebook-password   the gradebook role's password (root and the graders' group, 0640)
+#   PREFIX/hub/proxy-token              the proxy's token (root only)
+# The graders' group formgrade-<course-id> owns the course folder PREFIX/courses/<course-id>
+# (2770). Processes are supervised: systemd units where systemd runs the machine, otherwise
+# supervisord (PREFIX/etc/supervisord.conf). deploy/teardown.sh stops everything.
 set -euo pipefail
 umask 022
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
 PREFIX=/opt/ml-foundations
-INSTRUCTOR=instructor
-STUDENTS="student01 student02 student03"
-GROUP=""
-HUB_PORT=8000
-PG_PORT=5433
+INSTRUCTOR="" STUDENTS="" GRADERS="" GROUP="" HUB_PORT="" PG_PORT=""
+MEM_LIMIT="" TASKS_LIMIT="" CULL_IDLE="" HIDEPID=""
 MODE=all
-NEW_STUDENT=""
+NEW_USER=""
 SYSTEM_PYTHON=/usr/bin/python3   # Debian's: a Python under /root cannot be run by the students
 
+need() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "setup.sh: option '$1' needs a value (see --help)" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
     case "$1" in
-        --prefix) PREFIX=$2; shift 2 ;;
-        --instructor) INSTRUCTOR=$2; shift 2 ;;
-        --students) STUDENTS=$2; shift 2 ;;
-        --group) GROUP=$2; shift 2 ;;
-        --hub-port) HUB_PORT=$2; shift 2 ;;
-        --pg-port) PG_PORT=$2; shift 2 ;;
-        --install-only) MODE=install; shift ;;
-        --add-student) MODE=add; NEW_STUDENT=$2; shift 2 ;;
+        --install-only) MODE=install; shift; continue ;;
+        --no-hidepid) HIDEPID=0; shift; continue ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    esac
+    need "$@"
+    case "$1" in
+        --prefix) PREFIX=$2 ;;
+        --instructor) INSTRUCTOR=$2 ;;
+        --students) STUDENTS=$2 ;;
+        --graders) GRADERS=$2 ;;
+        --group) GROUP=$2 ;;
+        --hub-port) HUB_PORT=$2 ;;
+        --pg-port) PG_PORT=$2 ;;
+        --mem-limit) MEM_LIMIT=$2 ;;
+        --tasks-limit) TASKS_LIMIT=$2 ;;
+        --cull-idle) CULL_IDLE=$2 ;;
+        --add-student) MODE=add-student; NEW_USER=$2 ;;
+        --add-grader) MODE=add-grader; NEW_USER=$2 ;;
+        --password) MODE=password; NEW_USER=$2 ;;
         *) echo "setup.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
+    shift 2
 done
+# A re-run keeps the deployment's settings: what is not given comes from PREFIX/etc/deploy.json.
+CONF=$PREFIX/etc/deploy.json
+if [ -f "$CONF" ]; then
+    setting() { /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], ""))' "$CONF" "$1"; }
+    INSTRUCTOR=${INSTRUCTOR:-$(setting instructor)}
+    GROUP=${GROUP:-$(setting student_group)}
+    HUB_PORT=${HUB_PORT:-$(setting hub_port)}
+    PG_PORT=${PG_PORT:-$(setting pg_port)}
+    MEM_LIMIT=${MEM_LIMIT:-$(setting mem_limit_mib)}
+    TASKS_LIMIT=${TASKS_LIMIT:-$(setting tasks_limit)}
+    CULL_IDLE=${CULL_IDLE:-$(setting cull_idle_s)}
+    HIDEPID=${HIDEPID:-$(setting hidepid)}
+    KNOWN=1
+else
+    KNOWN=""
+    STUDENTS=${STUDENTS:-student01 student02 student03}
+fi
+INSTRUCTOR=${INSTRUCTOR:-instructor}
+HUB_PORT=${HUB_PORT:-8000}
+PG_PORT=${PG_PORT:-5433}
+MEM_LIMIT=${MEM_LIMIT:-2048}
+TASKS_LIMIT=${TASKS_LIMIT:-512}
+CULL_IDLE=${CULL_IDLE:-3600}
+HIDEPID=${HIDEPID:-1}
 # The course id is the course's own (nbgrader_config.py): the course folder ~INSTRUCTOR/<id>, the
 # exchange's folder, the gradebook's database and the students' group are named after it.
 COURSE_ID=$(sed -n 's/^c\.CourseDirectory\.course_id *= *["'"'"']\([a-z0-9-]*\)["'"'"'].*/\1/p' "$REPO/nbgrader_config.py")
 GROUP=${GROUP:-$COURSE_ID-students}
+GRADER_GROUP=formgrade-$COURSE_ID
 
 say() { echo ">>> $*"; }
 die() { echo "setup.sh: error: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "run as root (it creates users and starts services as them)"
-for name in "$INSTRUCTOR" $STUDENTS $NEW_STUDENT; do
+for name in "$INSTRUCTOR" $STUDENTS $GRADERS $NEW_USER; do
     [[ "$name" =~ ^[a-z_][a-z0-9_-]{0,30}$ ]] || die "'$name' is not a valid user name: expected lower-case letters, digits, '-' or '_'"
 done
 [[ "$COURSE_ID" =~ ^[a-z][a-z0-9-]{0,40}$ ]] || die "no course id in $REPO/nbgrader_config.py: expected a line c.CourseDirectory.course_id = \"<lower-case letters, digits, '-'>\""
 for port in "$HUB_PORT" "$PG_PORT"; do
     [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -gt 1024 ] && [ "$port" -lt 65000 ] \
         || die "port '$port': expected a number between 1025 and 64999"
+done
+for pair in "--mem-limit:$MEM_LIMIT:256" "--tasks-limit:$TASKS_LIMIT:64" "--cull-idle:$CULL_IDLE:60"; do
+    IFS=: read -r opt value least <<< "$pair"
+    [[ "$value" =~ ^[0-9]+$ ]] && [ "$value" -ge "$least" ] || die "$opt '$value': expected a whole number, at least $least"
 done
 
 VENV=$PREFIX/venv
@@ -71,6 +121,9 @@ HUBDIR=$PREFIX/hub
 EXCHANGE=$PREFIX/exchange
 PGDATA=$PREFIX/pgdata
 PGSOCK=$RUN/postgresql
+COURSE_DIR=$PREFIX/courses/$COURSE_ID
+SECRETS=$PREFIX/secrets
+GRADEBOOK_SECRET=$SECRETS/gradebook-password
 DB_NAME=${COURSE_ID//-/_}_gradebook
 DB_ROLE=${COURSE_ID//-/_}_grader
 
@@ -123,8 +176,20 @@ install_proxy() {
     (cd "$PREFIX/proxy" && npm ci --omit=dev --no-audit --no-fund --loglevel=error >/dev/null)
 }
 
+# The solutions must not be readable where the clone sits: a clone made with umask 022 (the
+# default) lets every user of the machine read source/. Other users lose their access to it.
+protect_solutions() {
+    [ -d "$REPO/source" ] || return 0
+    if [ -n "$(find "$REPO/source" -perm /o=rwx -print -quit)" ]; then
+        say "solutions: removing other users' access to $REPO/source (students must not read it)"
+        chmod -R o-rwx "$REPO/source" \
+            || die "cannot make $REPO/source unreadable to other users: run 'chmod -R o-rwx $REPO/source' or clone where only you can read"
+    fi
+}
+
 mkdir -p "$PREFIX"
 chmod 755 "$PREFIX"
+protect_solutions
 install_debian
 install_venv
 install_proxy
@@ -144,7 +209,7 @@ as_user() {  # as_user NAME CMD...: a login-like environment, the course's tools
         PATH="$VENV/bin:/usr/local/bin:/usr/bin:/bin" "$@")
 }
 
-make_user() {  # make_user NAME [GROUP]: a Linux user whose home only they can read
+make_user() {  # make_user NAME [GROUP]: a Linux user whose home only they can read; no password yet
     local name=$1 group=${2:-}
     if ! id -u "$name" >/dev/null 2>&1; then
         useradd --create-home --shell /bin/bash ${group:+--groups "$group"} "$name"
@@ -154,24 +219,38 @@ make_user() {  # make_user NAME [GROUP]: a Linux user whose home only they can r
     local home
     home=$(getent passwd "$name" | cut -d: -f6)
     chmod 700 "$home"      # useradd leaves homes readable by every other user
-    # Students get the assignment list, not the Formgrader or the assignment editor.
-    if [ -n "$group" ]; then
-        install -d -o "$name" -g "$name" -m 700 "$home/.jupyter" "$home/.jupyter/labconfig"
-        cat > "$home/.jupyter/jupyter_server_config.json" <<'JSON'
+}
+
+student_jupyter() {  # students get the assignment list, not the Formgrader or the assignment editor
+    local name=$1 home
+    home=$(getent passwd "$name" | cut -d: -f6)
+    install -d -o "$name" -g "$name" -m 700 "$home/.jupyter" "$home/.jupyter/labconfig"
+    cat > "$home/.jupyter/jupyter_server_config.json" <<'JSON'
 {"ServerApp": {"jpserver_extensions": {"nbgrader.server_extensions.formgrader": false}}}
 JSON
-        cat > "$home/.jupyter/labconfig/page_config.json" <<'JSON'
+    cat > "$home/.jupyter/labconfig/page_config.json" <<'JSON'
 {"disabledExtensions": {"@jupyter/nbgrader:formgrader": true, "@jupyter/nbgrader:create-assignment": true,
                        "@jupyter/nbgrader:course-list": true}}
 JSON
-        chown "$name:$name" "$home/.jupyter/jupyter_server_config.json" "$home/.jupyter/labconfig/page_config.json"
-    fi
+    chown "$name:$name" "$home/.jupyter/jupyter_server_config.json" "$home/.jupyter/labconfig/page_config.json"
+}
+
+render() {  # render TEMPLATE DEST MODE: @DEPLOY_JSON@ -> the deployment's settings file
+    sed "s#@DEPLOY_JSON@#$PREFIX/etc/deploy.json#g" "$1" > "$2.tmp" && chmod "$3" "$2.tmp" && mv "$2.tmp" "$2"
+}
+
+make_grader() {  # make_grader NAME: in the graders' group, with nbgrader set up for the course folder
+    local name=$1 home
+    make_user "$name" "$GRADER_GROUP"
+    home=$(getent passwd "$name" | cut -d: -f6)
+    install -d -o "$name" -g "$name" -m 700 "$home/.jupyter"
+    render "$HERE/nbgrader_config_instructor.py" "$home/.jupyter/nbgrader_config.py" 600
+    chown "$name:$name" "$home/.jupyter/nbgrader_config.py"
 }
 
 add_to_gradebook() {  # the students' rows in the gradebook (the Formgrader's roster)
     as_user "$INSTRUCTOR" python - "$@" <<'PY'
 import sys, warnings
-from traitlets.config import Config
 from grading.course import Course
 from nbgrader.api import Gradebook
 course = Course(sys.argv[1])
@@ -182,81 +261,131 @@ with warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb
 PY
 }
 
-INSTR_HOME=$(getent passwd "$INSTRUCTOR" | cut -d: -f6 || true)
-COURSE_DIR=${INSTR_HOME:-/home/$INSTRUCTOR}/$COURSE_ID
+first_password() {  # first_password NAME: a random password, set and printed here, once
+    id -u "$1" >/dev/null 2>&1 || die "--password $1: no such user (add them first)"
+    local pw
+    pw=$("$VENV/bin/python" -c 'import secrets; print(secrets.token_urlsafe(12))')
+    printf '%s:%s\n' "$1" "$pw" | chpasswd
+    echo "First password of $1 (give it to them in person; it is not stored anywhere): $pw"
+    echo "They change it at once in a JupyterLab terminal of the hub with: passwd"
+}
 
-if [ "$MODE" = add ]; then
-    [ -f "$PREFIX/etc/deploy.json" ] || die "no deployment in $PREFIX: run setup.sh first"
-    # the running deployment's instructor and group, whatever the options say
-    INSTRUCTOR=$("$VENV/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["instructor"])' "$PREFIX/etc/deploy.json")
-    GROUP=$("$VENV/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["student_group"])' "$PREFIX/etc/deploy.json")
-    INSTR_HOME=$(getent passwd "$INSTRUCTOR" | cut -d: -f6)
-    COURSE_DIR=$INSTR_HOME/$COURSE_ID
-    make_user "$NEW_STUDENT" "$GROUP"
-    add_to_gradebook "$COURSE_DIR" "$NEW_STUDENT"
-    say "student $NEW_STUDENT added (the hub lets members of $GROUP log in; no restart needed)"
+if [ "$MODE" = password ]; then
+    first_password "$NEW_USER"
+    exit 0
+fi
+if [ "$MODE" = add-student ] || [ "$MODE" = add-grader ]; then
+    [ -n "$KNOWN" ] || die "no deployment in $PREFIX: run setup.sh first"
+    if [ "$MODE" = add-student ]; then
+        id -nG "$NEW_USER" 2>/dev/null | grep -qw "$GRADER_GROUP" && die "$NEW_USER is a grader; a grader cannot also be a student"
+        make_user "$NEW_USER" "$GROUP"
+        student_jupyter "$NEW_USER"
+        add_to_gradebook "$COURSE_DIR" "$NEW_USER"
+        say "student $NEW_USER added (the hub lets members of $GROUP log in; no restart needed)"
+    else
+        id -nG "$NEW_USER" 2>/dev/null | grep -qw "$GROUP" && die "$NEW_USER is a student; a student cannot grade"
+        make_grader "$NEW_USER"
+        say "grader $NEW_USER added to $GRADER_GROUP: the course folder, the gradebook and the Formgrader"
+        say "(/services/formgrader/) at their next login; no restart needed"
+    fi
+    getent shadow "$NEW_USER" | cut -d: -f2 | grep -q '^[!*]' \
+        && say "$NEW_USER has no password yet: sudo $0 --prefix $PREFIX --password $NEW_USER"
     exit 0
 fi
 
-say "users: instructor $INSTRUCTOR, students $STUDENTS (group $GROUP)"
 getent group "$GROUP" >/dev/null || groupadd "$GROUP"
-make_user "$INSTRUCTOR"
-INSTR_HOME=$(getent passwd "$INSTRUCTOR" | cut -d: -f6)
-COURSE_DIR=$INSTR_HOME/$COURSE_ID
-for s in $STUDENTS; do make_user "$s" "$GROUP"; done
+getent group "$GRADER_GROUP" >/dev/null || groupadd "$GRADER_GROUP"
+for s in $STUDENTS $GRADERS; do
+    [ "$s" != "$INSTRUCTOR" ] || die "the instructor '$s' cannot also be a student or a grader"
+done
+for s in $STUDENTS; do
+    for g in $GRADERS; do [ "$s" != "$g" ] || die "'$s' cannot be both a student and a grader"; done
+done
+say "users: instructor $INSTRUCTOR, graders ${GRADERS:-none} (group $GRADER_GROUP), students ${STUDENTS:-(kept)} (group $GROUP)"
+make_grader "$INSTRUCTOR"
+for g in $GRADERS; do make_grader "$g"; done
+for s in $STUDENTS; do make_user "$s" "$GROUP"; student_jupyter "$s"; done
+ALL_STUDENTS=$(getent group "$GROUP" | cut -d: -f4 | tr ',' ' ')
 
 # --- 3. Folders, configuration, secrets -------------------------------------------------
 install -d -m 755 "$PREFIX/etc"
 install -d -m 700 "$HUBDIR"
-install -d -m 711 "$LOG"     # root reads the logs; postgres may write its own file here
+install -d -m 711 "$LOG"     # root reads the logs
 install -d -m 755 "$RUN"
-install -d -m 1777 "$EXCHANGE"     # every user may create, nobody may remove another's entries
-chmod 1777 "$EXCHANGE"
+install -d -o root -g "$GRADER_GROUP" -m 750 "$SECRETS"
+install -d -m 755 "$PREFIX/courses"
+# The exchange as nbgrader documents it for several graders, but with a root that only root
+# may write to: nobody can create (squat) a course's folder. Inbound: students may create
+# entries but not list them (-wx), nor remove or rename another's (sticky).
+install -d -o root -g root -m 755 "$EXCHANGE"
+chmod 755 "$EXCHANGE"
+install -d -o "$INSTRUCTOR" -g "$GRADER_GROUP" -m 2775 "$EXCHANGE/$COURSE_ID" "$EXCHANGE/$COURSE_ID/outbound"
+install -d -o "$INSTRUCTOR" -g "$GRADER_GROUP" -m 3773 "$EXCHANGE/$COURSE_ID/inbound"
+install -d -o "$INSTRUCTOR" -g "$GRADER_GROUP" -m 2771 "$EXCHANGE/$COURSE_ID/feedback"
+chown "$INSTRUCTOR:$GRADER_GROUP" "$EXCHANGE/$COURSE_ID" "$EXCHANGE/$COURSE_ID"/{inbound,outbound,feedback}
+chmod 2775 "$EXCHANGE/$COURSE_ID" "$EXCHANGE/$COURSE_ID/outbound"
+chmod 3773 "$EXCHANGE/$COURSE_ID/inbound"
+chmod 2771 "$EXCHANGE/$COURSE_ID/feedback"
 
-"$VENV/bin/python" - "$PREFIX/etc/deploy.json" <<PY
+SUPERVISOR=supervisord
+[ -d /run/systemd/system ] && SUPERVISOR=systemd
+"$VENV/bin/python" - "$CONF" <<PY
 import json, sys
 json.dump({
     "prefix": "$PREFIX", "venv": "$VENV", "course_id": "$COURSE_ID", "course_dir": "$COURSE_DIR",
-    "instructor": "$INSTRUCTOR", "student_group": "$GROUP", "exchange": "$EXCHANGE",
-    "hub_port": $HUB_PORT, "pg_port": $PG_PORT, "db_name": "$DB_NAME", "db_role": "$DB_ROLE",
-    "gradebook_secret": "$INSTR_HOME/.gradebook-password",
+    "instructor": "$INSTRUCTOR", "student_group": "$GROUP", "grader_group": "$GRADER_GROUP",
+    "exchange": "$EXCHANGE", "hub_port": $HUB_PORT, "pg_port": $PG_PORT, "db_name": "$DB_NAME",
+    "db_role": "$DB_ROLE", "gradebook_secret": "$GRADEBOOK_SECRET",
     "proxy": "$PREFIX/proxy/node_modules/.bin/configurable-http-proxy",
     "hub_dir": "$HUBDIR", "run_dir": "$RUN", "log_dir": "$LOG",
+    "mem_limit_mib": $MEM_LIMIT, "tasks_limit": $TASKS_LIMIT, "cull_idle_s": $CULL_IDLE,
+    "hidepid": $HIDEPID, "supervisor": "$SUPERVISOR",
 }, open(sys.argv[1], "w"), indent=1)
 PY
-chmod 644 "$PREFIX/etc/deploy.json"
-render() {  # render TEMPLATE DEST MODE: @DEPLOY_JSON@ -> the deployment's settings file
-    sed "s#@DEPLOY_JSON@#$PREFIX/etc/deploy.json#g" "$1" > "$2.tmp" && chmod "$3" "$2.tmp" && mv "$2.tmp" "$2"
-}
+chmod 644 "$CONF"
 render "$HERE/jupyterhub_config.py" "$PREFIX/etc/jupyterhub_config.py" 644
 install -d -m 755 "$VENV/etc/jupyter"
 render "$HERE/nbgrader_config_student.py" "$VENV/etc/jupyter/nbgrader_config.py" 644
-install -d -o "$INSTRUCTOR" -g "$INSTRUCTOR" -m 700 "$INSTR_HOME/.jupyter"
-render "$HERE/nbgrader_config_instructor.py" "$INSTR_HOME/.jupyter/nbgrader_config.py" 600
-chown "$INSTRUCTOR:$INSTRUCTOR" "$INSTR_HOME/.jupyter/nbgrader_config.py"
 
-new_secret() {  # new_secret FILE OWNER: a random password, written once, never shown
+new_secret() {  # new_secret FILE OWNER GROUP MODE: a random password, written once, never shown
     if [ ! -s "$1" ]; then
         (umask 077 && "$VENV/bin/python" -c 'import secrets; print(secrets.token_urlsafe(24))' > "$1")
     fi
-    chown "$2:$2" "$1"
-    chmod 600 "$1"
+    chown "$2:$3" "$1"
+    chmod "$4" "$1"
 }
-new_secret "$HUBDIR/shared-password" root
-new_secret "$HUBDIR/proxy-token" root
-new_secret "$INSTR_HOME/.gradebook-password" "$INSTRUCTOR"
+new_secret "$HUBDIR/proxy-token" root root 600
+new_secret "$GRADEBOOK_SECRET" root "$GRADER_GROUP" 640
 
-# The course folder: the course repository's files, owned by the instructor (the Formgrader
-# needs it inside the instructor's home). An existing folder is kept: it holds the grades.
+# The course folder: the course repository's files, shared by the graders' group (2770, as
+# nbgrader documents for several graders). An existing folder is kept: it holds the grades.
 if [ ! -f "$COURSE_DIR/nbgrader_config.py" ]; then
     say "course folder $COURSE_DIR"
-    install -d -o "$INSTRUCTOR" -g "$INSTRUCTOR" -m 700 "$COURSE_DIR"
+    install -d -o "$INSTRUCTOR" -g "$GRADER_GROUP" -m 2770 "$COURSE_DIR"
     (cd "$REPO" && git ls-files -z 2>/dev/null || find . -path ./.venv -prune -o -path ./.git -prune -o -type f -print0) \
         | (cd "$REPO" && xargs -0 cp --parents -t "$COURSE_DIR")
-    chown -R "$INSTRUCTOR:$INSTRUCTOR" "$COURSE_DIR"
+    chown -R "$INSTRUCTOR:$GRADER_GROUP" "$COURSE_DIR"
+    find "$COURSE_DIR" -type d -exec chmod 2770 {} +
+    find "$COURSE_DIR" -type f -exec chmod ug+rw,o-rwx {} +
+fi
+chmod 2770 "$COURSE_DIR"
+
+# /proc with hidepid=2: nobody sees another user's processes or their command lines.
+HIDEPID_STATE=$PREFIX/etc/proc-hidepid-before
+if [ "$HIDEPID" = 1 ]; then
+    if ! grep -qE '^proc /proc proc .*hidepid=(2|invisible)' /proc/mounts; then
+        [ -f "$HIDEPID_STATE" ] || grep -E '^proc /proc ' /proc/mounts | awk '{print $4}' > "$HIDEPID_STATE"
+        if mount -o remount,hidepid=2 /proc 2>/dev/null; then
+            say "/proc remounted with hidepid=2 (teardown.sh --purge restores it)"
+        else
+            echo "setup.sh: warning: this machine does not let /proc be remounted with hidepid=2;" \
+                 "users can see each other's processes (see the README)" >&2
+        fi
+    fi
 fi
 
-# --- 4. PostgreSQL: the course's own cluster on 127.0.0.1 -------------------------------
+# --- 4. Supervised services: PostgreSQL, JupyterHub (which runs the proxy, the Formgrader
+# and the idle culler) -----------------------------------------------------------------
 PG_BIN=$(pg_bin)
 install -d -o postgres -g postgres -m 700 "$PGSOCK"
 if [ ! -f "$PGDATA/PG_VERSION" ]; then
@@ -265,17 +394,86 @@ if [ ! -f "$PGDATA/PG_VERSION" ]; then
     runuser -u postgres -- "$PG_BIN/initdb" -D "$PGDATA" -U postgres --encoding=UTF8 --locale=C.UTF-8 \
         --auth-local=peer --auth-host=scram-sha-256 >/dev/null
 fi
-touch "$LOG/postgresql.log" && chown postgres:postgres "$LOG/postgresql.log" && chmod 600 "$LOG/postgresql.log"
-if ! runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PGDATA" status >/dev/null 2>&1; then
-    say "PostgreSQL on 127.0.0.1:$PG_PORT"
-    runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$LOG/postgresql.log" -w -t 60 -s \
-        -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PGSOCK -c password_encryption=scram-sha-256" start
+PG_CMD="$PG_BIN/postgres -D $PGDATA -c listen_addresses=127.0.0.1 -p $PG_PORT -k $PGSOCK -c password_encryption=scram-sha-256"
+HUB_CMD="$VENV/bin/jupyterhub -f $PREFIX/etc/jupyterhub_config.py"
+
+if [ "$SUPERVISOR" = systemd ]; then
+    for unit in postgresql jupyterhub; do
+        sed -e "s#@PREFIX@#$PREFIX#g" -e "s#@PG_CMD@#$PG_CMD#g" -e "s#@HUB_CMD@#$HUB_CMD#g" \
+            -e "s#@COURSE_ID@#$COURSE_ID#g" "$HERE/systemd/ml-foundations-$unit.service" \
+            > "/etc/systemd/system/$COURSE_ID-$unit.service"
+    done
+    systemctl daemon-reload
+    systemctl enable --now "$COURSE_ID-postgresql.service" "$COURSE_ID-jupyterhub.service"
+    systemctl restart "$COURSE_ID-jupyterhub.service"   # a re-run loads the new configuration
+else
+    umask 077
+    cat > "$PREFIX/etc/supervisord.conf.tmp" <<CONF
+; written by deploy/setup.sh: supervisord restarts each program when it dies
+[unix_http_server]
+file=$RUN/supervisor.sock
+chmod=0700
+
+[supervisord]
+pidfile=$RUN/supervisord.pid
+logfile=$LOG/supervisord.log
+childlogdir=$LOG
+umask=077
+nocleanup=true
+
+[rpcinterface:supervisor]
+supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface
+
+[supervisorctl]
+serverurl=unix://$RUN/supervisor.sock
+
+[program:postgresql]
+command=$PG_CMD
+user=postgres
+priority=10
+autorestart=true
+startsecs=2
+startretries=1000
+stopsignal=INT
+stopwaitsecs=60
+redirect_stderr=true
+stdout_logfile=$LOG/postgresql.log
+
+[program:jupyterhub]
+command=$HUB_CMD
+directory=$HUBDIR
+environment=COURSE_DEPLOY_JSON="$CONF"
+priority=20
+autorestart=true
+startsecs=5
+startretries=1000
+stopsignal=TERM
+stopwaitsecs=60
+redirect_stderr=true
+stdout_logfile=$LOG/jupyterhub.log
+CONF
+    mv "$PREFIX/etc/supervisord.conf.tmp" "$PREFIX/etc/supervisord.conf"
+    umask 022
+    if [ -f "$RUN/supervisord.pid" ] && kill -0 "$(cat "$RUN/supervisord.pid")" 2>/dev/null; then
+        say "supervisord running: reloading its configuration, restarting the hub"
+        "$VENV/bin/supervisorctl" -c "$PREFIX/etc/supervisord.conf" update >/dev/null
+        "$VENV/bin/supervisorctl" -c "$PREFIX/etc/supervisord.conf" restart jupyterhub >/dev/null
+    else
+        say "supervisord: PostgreSQL on 127.0.0.1:$PG_PORT, JupyterHub on http://127.0.0.1:$HUB_PORT"
+        "$VENV/bin/supervisord" -c "$PREFIX/etc/supervisord.conf"
+    fi
 fi
-head -1 "$PGDATA/postmaster.pid" > "$RUN/postgresql.pid"
+
+for _ in $(seq 1 240); do
+    runuser -u postgres -- "$PG_BIN/pg_isready" -q -h "$PGSOCK" -p "$PG_PORT" && break
+    sleep 0.25
+done
+runuser -u postgres -- "$PG_BIN/pg_isready" -q -h "$PGSOCK" -p "$PG_PORT" \
+    || { tail -20 "$LOG/postgresql.log" >&2; die "PostgreSQL did not start (log: $LOG/postgresql.log)"; }
 
 # The role gets its password as a SCRAM verifier computed here: the plain password never
 # reaches the server, its logs or any command line.
-"$VENV/bin/python" - "$INSTR_HOME/.gradebook-password" "$DB_ROLE" "$DB_NAME" <<'PY' \
+"$VENV/bin/python" - "$GRADEBOOK_SECRET" "$DB_ROLE" "$DB_NAME" <<'PY' \
     | runuser -u postgres -- "$PG_BIN/psql" -h "$PGSOCK" -p "$PG_PORT" -U postgres -d postgres -q -v ON_ERROR_STOP=1 >/dev/null
 import base64, hashlib, hmac, os, sys
 password = open(sys.argv[1]).read().strip().encode()
@@ -292,31 +490,26 @@ print(f"SELECT 'CREATE DATABASE {db} OWNER {role}' WHERE NOT EXISTS (SELECT FROM
 print(f"REVOKE ALL ON DATABASE {db} FROM PUBLIC;")
 print(f"GRANT ALL ON DATABASE {db} TO {role};")
 PY
-say "gradebook: database $DB_NAME, role $DB_ROLE (password in $INSTR_HOME/.gradebook-password)"
+say "gradebook: database $DB_NAME, role $DB_ROLE (password in $GRADEBOOK_SECRET, graders' group only)"
+# shellcheck disable=SC2086
+[ -z "$ALL_STUDENTS" ] || add_to_gradebook "$COURSE_DIR" $ALL_STUDENTS
 
-# --- 5. JupyterHub and its proxy on 127.0.0.1 ------------------------------------------
-alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
-HUB_STARTING=""
-if alive "$RUN/jupyterhub.pid"; then
-    say "JupyterHub already running (pid $(cat "$RUN/jupyterhub.pid"))"
-else
-    HUB_STARTING=1
-    say "JupyterHub on http://127.0.0.1:$HUB_PORT"
-    (umask 077 && touch "$LOG/jupyterhub.log")   # the hub's log is root's alone
-    (cd "$HUBDIR" || exit 1
-     COURSE_DEPLOY_JSON="$PREFIX/etc/deploy.json" setsid -f "$VENV/bin/jupyterhub" -f "$PREFIX/etc/jupyterhub_config.py" \
-        >> "$LOG/jupyterhub.log" 2>&1 < /dev/null)
-fi
-# the students' rows in the gradebook, while the hub starts
-add_to_gradebook "$COURSE_DIR" $STUDENTS
-if [ -n "$HUB_STARTING" ]; then
-    for _ in $(seq 1 120); do
-        if "$VENV/bin/python" - "$HUB_PORT" <<'PY' 2>/dev/null; then break; fi
+for _ in $(seq 1 240); do
+    if "$VENV/bin/python" - "$HUB_PORT" <<'PY' 2>/dev/null; then break; fi
 import sys, urllib.request
 urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/hub/api", timeout=2)
 PY
-        sleep 0.5
-    done
-    alive "$RUN/jupyterhub.pid" || { tail -20 "$LOG/jupyterhub.log" >&2; die "JupyterHub did not start (log: $LOG/jupyterhub.log)"; }
+    sleep 0.5
+done
+"$VENV/bin/python" -c 'import sys, urllib.request; urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/hub/api", timeout=5)' "$HUB_PORT" \
+    || { tail -30 "$LOG/jupyterhub.log" >&2; die "JupyterHub did not start (log: $LOG/jupyterhub.log)"; }
+say "ready: http://127.0.0.1:$HUB_PORT (Formgrader for the graders: /services/formgrader/); stop with deploy/teardown.sh --prefix $PREFIX"
+nopw=""
+for u in $INSTRUCTOR $(getent group "$GRADER_GROUP" | cut -d: -f4 | tr ',' ' ') $ALL_STUDENTS; do
+    getent shadow "$u" | cut -d: -f2 | grep -q '^[!*]' && nopw="$nopw $u"
+done
+if [ -n "$nopw" ]; then
+    say "no password yet (cannot log in):$nopw"
+    say "each gets a first password, printed once on this terminal only, with: sudo $0 --prefix $PREFIX --password NAME"
+    say "hand it over in person; they change it in a JupyterLab terminal with 'passwd' (nobody else then knows it)"
 fi
-say "ready: http://127.0.0.1:$HUB_PORT (shared password in $HUBDIR/shared-password); stop with deploy/teardown.sh --prefix $PREFIX"

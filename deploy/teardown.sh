@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Stop the course's deployment: JupyterHub (and with it every user's server), its proxy, PostgreSQL.
+# Stop the course's deployment: its supervisor, JupyterHub, the users' servers, the proxy, PostgreSQL.
 #
 #   sudo deploy/teardown.sh [--prefix DIR]            stop everything; users, grades and data stay
-#   sudo deploy/teardown.sh [--prefix DIR] --purge    also remove the users, their homes (with the
-#                                                     course folder), the gradebook, the exchange
+#   sudo deploy/teardown.sh [--prefix DIR] --purge    also remove the users, their homes, the course
+#                                                     folder, the gradebook, the exchange; /proc's
+#                                                     hidepid back as it was
 #   sudo deploy/teardown.sh [--prefix DIR] --uninstall  --purge, and the installed software (PREFIX)
 #
-# Processes are found by the pid files in PREFIX/run/ and, for what a user's server left
-# behind (kernels), by the deployment's own users; each is stopped by its id (TERM, then
+# The supervisor (supervisord, or the systemd units) is stopped first, so that nothing is
+# restarted. Processes are found by the pid files in PREFIX/run/ and, for the users' servers
+# and kernels, by the deployment's own users; each is stopped by its id (TERM, then
 # KILL after 10 s). Exits non-zero if anything of the deployment is still running.
 set -uo pipefail
 
@@ -33,20 +35,33 @@ setting() {  # setting KEY: a value of PREFIX/etc/deploy.json (empty when there 
 }
 INSTRUCTOR=$(setting instructor)
 GROUP=$(setting student_group)
-students() { [ -n "$GROUP" ] && getent group "$GROUP" | cut -d: -f4 | tr ',' ' '; }
-USERS="$INSTRUCTOR $(students)"
+GRADER_GROUP=$(setting grader_group)
+COURSE_ID=$(setting course_id)
+members() { [ -n "$1" ] && getent group "$1" | cut -d: -f4 | tr ',' ' '; }
+USERS=$(echo "$INSTRUCTOR $(members "$GROUP") $(members "$GRADER_GROUP")" | tr ' ' '\n' | sort -u | tr '\n' ' ')
 
-stop_pid() {  # stop_pid PID NAME: TERM, wait up to 10 s, then KILL
-    local pid=$1 name=$2
+stop_pid() {  # stop_pid PID NAME [SECONDS]: TERM, wait up to SECONDS (10), then KILL
+    local pid=$1 name=$2 wait=${3:-10}
     kill -0 "$pid" 2>/dev/null || return 0
     kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    for _ in $(seq 1 $((wait * 10))); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
     echo "teardown.sh: $name (pid $pid) ignored TERM; killing it" >&2
     kill -KILL "$pid" 2>/dev/null
     sleep 0.2
 }
 
-# 1. The hub: on TERM it stops every user's server and the proxy it started.
+# 0. The supervisor, which would otherwise restart what is stopped below.
+if [ -f "$RUN/supervisord.pid" ]; then
+    say "stopping supervisord (and with it JupyterHub and PostgreSQL)"
+    stop_pid "$(cat "$RUN/supervisord.pid")" supervisord 90
+    rm -f "$RUN/supervisord.pid"
+fi
+if [ -n "$COURSE_ID" ] && [ -f "/etc/systemd/system/$COURSE_ID-jupyterhub.service" ] && [ -d /run/systemd/system ]; then
+    say "stopping the systemd units"
+    systemctl stop "$COURSE_ID-jupyterhub.service" "$COURSE_ID-postgresql.service"
+fi
+
+# 1. The hub (if it still runs), then the proxy it started.
 if [ -f "$RUN/jupyterhub.pid" ]; then
     say "stopping JupyterHub"
     stop_pid "$(cat "$RUN/jupyterhub.pid")" jupyterhub
@@ -105,7 +120,22 @@ if [ "$PURGE" -ge 1 ]; then
         fi
     done
     [ -n "$GROUP" ] && getent group "$GROUP" >/dev/null && groupdel "$GROUP"
-    rm -rf "$PREFIX/pgdata" "$PREFIX/exchange" "$PREFIX/hub" "$PREFIX/log" "$PREFIX/run" "$PREFIX/etc"
+    [ -n "$GRADER_GROUP" ] && getent group "$GRADER_GROUP" >/dev/null && groupdel "$GRADER_GROUP"
+    if [ -f "$PREFIX/etc/proc-hidepid-before" ]; then
+        before=$(grep -o 'hidepid=[a-z0-9]*' "$PREFIX/etc/proc-hidepid-before" || echo hidepid=0)
+        mount -o "remount,$before" /proc && say "/proc back to $before"
+    fi
+    if [ -n "$COURSE_ID" ]; then   # the users' control groups (empty now)
+        for d in /sys/fs/cgroup/memory/"$COURSE_ID"-hub /sys/fs/cgroup/pids/"$COURSE_ID"-hub /sys/fs/cgroup/"$COURSE_ID"-hub; do
+            [ -d "$d" ] && find "$d" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null; [ -d "$d" ] && rmdir "$d" 2>/dev/null
+        done
+        if [ -f "/etc/systemd/system/$COURSE_ID-jupyterhub.service" ]; then
+            systemctl disable "$COURSE_ID-jupyterhub.service" "$COURSE_ID-postgresql.service" 2>/dev/null
+            rm -f "/etc/systemd/system/$COURSE_ID-jupyterhub.service" "/etc/systemd/system/$COURSE_ID-postgresql.service"
+        fi
+    fi
+    rm -rf "$PREFIX/pgdata" "$PREFIX/exchange" "$PREFIX/hub" "$PREFIX/log" "$PREFIX/run" "$PREFIX/etc" \
+        "$PREFIX/courses" "$PREFIX/secrets"
     rm -f "$PREFIX/venv/etc/jupyter/nbgrader_config.py"
 fi
 if [ "$PURGE" = 2 ]; then

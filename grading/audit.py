@@ -1,8 +1,9 @@
 """``make audit``: what looks like tampering in the submissions, for an instructor to look at.
 
 The sandbox and the judge already make tampering worthless for the grade; the audit
-tells the instructor who tried. It reads the code of every submitted notebook's cells
-(except the instructor's test cells) and lists, with the cell and the line:
+tells the instructor who tried. It reads every submitted notebook (every code cell,
+whatever its metadata claims, except the instructor's own test cells, recognised by their
+code) and every ``.py`` file, reports links, and lists, with the cell and the line:
 
 * file access outside the notebook's folder (absolute paths, ``..``, the home folder);
 * ``course_lib``'s own implementation of an exercise used in that exercise;
@@ -18,12 +19,13 @@ It never changes a grade. The report is printed and written to
 """
 import ast
 import json
+import os
 from pathlib import Path
 
 from .checks import _dotted, python_source
 from .course import Course, CourseError
 
-__all__ = ["audit_source", "audit_notebook", "audit"]
+__all__ = ["audit_source", "audit_notebook", "audit_file", "audit_submission", "audit"]
 
 _EXEC = {"exec", "eval", "compile", "__import__", "breakpoint"}
 _EXIT = {"os._exit", "sys.exit", "os.abort", "os.kill", "os.killpg", "signal.signal", "exit", "quit"}
@@ -188,31 +190,84 @@ def audit_source(source, *, exercises=(), aliases=None):
     return sorted(set(findings))
 
 
-def audit_notebook(path, *, exercises=()):
-    """``[(cell index, grade_id or None, line, what)]`` for one submitted notebook."""
+MAX_SOURCE = 1_000_000     # characters of one cell or file that are read; a longer one is reported, not parsed
+TIME_PER_SUBMISSION = 30.0  # seconds; the audit of a submission stops there, saying so
+
+
+def _safe_audit(source, exercises, aliases):
+    """:func:`audit_source` that survives any input: a cell too large or too deep is a finding of its own."""
+    if len(source) > MAX_SOURCE:
+        return [(0, f"{len(source)} characters: too large to audit (the audit reads at most {MAX_SOURCE})")]
+    try:
+        return audit_source(source, exercises=exercises, aliases=aliases)
+    except (RecursionError, MemoryError, ValueError, TypeError) as exc:
+        return [(0, f"the code could not be analysed ({type(exc).__name__}): nested too deeply or malformed")]
+
+
+def _trusted(path):
+    """Sources of the instructor's test cells of the source notebook (skipped by content, not by metadata)."""
     try:
         nb = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        return [(None, None, 0, f"the notebook could not be read: {exc}")]
+    except (OSError, ValueError):
+        return set()
+    from .cells import is_test_cell, source_of
+    return {source_of(c) for c in nb.get("cells", []) if isinstance(c, dict) and is_test_cell(c)}
+
+
+def audit_notebook(path, *, exercises=(), trusted=()):
+    """``[(cell index, grade_id or None, line, what)]`` for one submitted notebook.
+
+    Every code cell is read, whatever its metadata claims, except cells whose code is
+    exactly one of ``trusted`` (the instructor's test cells, restored when graded).
+    """
+    from .cells import grade_id, source_of
+
+    try:
+        if os.path.islink(path):
+            return [(None, None, 0, f"the notebook is a symbolic link to {os.readlink(path)!r}")]
+        with open(path, "rb") as fh:
+            raw = fh.read(64 * 1024**2 + 1)
+        if len(raw) > 64 * 1024**2:
+            return [(None, None, 0, "the notebook is larger than 64 MiB: not read")]
+        nb = json.loads(raw)
+    except (OSError, ValueError, RecursionError, MemoryError) as exc:
+        return [(None, None, 0, f"the notebook could not be read: {type(exc).__name__}: {str(exc)[:200]}")]
+    cells_in = nb.get("cells", []) if isinstance(nb, dict) else []
     out, cells, aliases = [], [], {}
-    for index, cell in enumerate(nb.get("cells", [])):
-        if cell.get("cell_type") != "code":
+    for index, cell in enumerate(cells_in if isinstance(cells_in, list) else []):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("grade") and not meta.get("solution"):
+        source = source_of(cell)
+        if source in trusted:
             continue          # the instructor's tests (restored from the gradebook when graded)
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else source
-        cells.append((index, meta, source))
-        aliases.update(imported_names(source))
-    for index, meta, source in cells:
-        for line, what in audit_source(source, exercises=exercises, aliases=aliases):
-            out.append((index, meta.get("grade_id"), line, what))
+        cells.append((index, grade_id(cell), source))
+        if len(source) <= MAX_SOURCE:
+            try:
+                aliases.update(imported_names(source))
+            except (RecursionError, MemoryError, ValueError):
+                pass
+    for index, gid, source in cells:
+        for line, what in _safe_audit(source, exercises, aliases):
+            out.append((index, gid, line, what))
     return out
 
 
+def audit_file(path, *, exercises=()):
+    """``[(line, what)]`` for one submitted ``.py`` file."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_SOURCE + 1)
+    except OSError as exc:
+        return [(0, f"could not be read: {exc.strerror}")]
+    if len(raw) > MAX_SOURCE:
+        return [(0, f"larger than {MAX_SOURCE} bytes: too large to audit")]
+    return _safe_audit(raw.decode("utf-8", errors="replace"), exercises, {})
+
+
 def _exercise_names(course, assignment):
-    names = set()
+    from .withhold import withheld_names
+
+    names = set(withheld_names(course.source_dir / assignment))
     for nb_path in (course.source_dir / assignment).glob("*.ipynb"):
         nb = json.loads(nb_path.read_text())
         for cell in nb.get("cells", []):
@@ -227,31 +282,74 @@ def _exercise_names(course, assignment):
     return names
 
 
+def audit_submission(folder, *, exercises=(), trusted=(), time_limit=TIME_PER_SUBMISSION):
+    """Findings in every notebook and ``.py`` file below ``folder`` (links reported, never followed)."""
+    import time
+
+    start, found = time.monotonic(), []
+    folder = Path(folder)
+    if folder.is_symlink():
+        return [{"notebook": "", "cell": None, "grade_id": None, "line": 0,
+                 "what": f"the submission's folder is a symbolic link to {os.readlink(folder)!r}"}]
+    for here, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in (".ipynb_checkpoints", "__pycache__"))
+        for name in sorted(files + [d for d in dirs if os.path.islink(os.path.join(here, d))]):
+            if time.monotonic() - start > time_limit:
+                found.append({"notebook": "", "cell": None, "grade_id": None, "line": 0,
+                              "what": f"the audit of this submission stopped after {time_limit:.0f} s"})
+                return found
+            path = os.path.join(here, name)
+            rel = os.path.relpath(path, folder)
+            if os.path.islink(path):
+                found.append({"notebook": rel, "cell": None, "grade_id": None, "line": 0,
+                              "what": f"a symbolic link to {os.readlink(path)!r} (never followed)"})
+            elif name.endswith(".ipynb"):
+                for index, gid, line, what in audit_notebook(path, exercises=exercises, trusted=trusted):
+                    found.append({"notebook": rel, "cell": index, "grade_id": gid, "line": line, "what": what})
+            elif name.endswith(".py"):
+                for line, what in audit_file(path, exercises=exercises):
+                    found.append({"notebook": rel, "cell": None, "grade_id": None, "line": line, "what": what})
+    return found
+
+
 def audit(root, assignment, *, echo=print):
-    """Audit every submission of ``assignment``; return ``{student: findings}``."""
+    """Audit every submission of ``assignment``; return ``{student: findings}``.
+
+    Every notebook and ``.py`` file of every submission is read; a submission that cannot be
+    read, or code that cannot be analysed, is a finding, and the rest of the class is still
+    audited. The report ``autograded/audit-<assignment>.txt`` is rewritten on every run (first
+    marked unfinished, so a report on disk is never an earlier run's).
+    """
     course = Course(root)
     course.check_assignment(assignment)
     students = course.submissions(assignment)
     if not students:
         raise CourseError(f"no submissions of {assignment!r} in {course.submitted_dir}")
+    course.autograded_dir.mkdir(parents=True, exist_ok=True)
+    out = course.autograded_dir / f"audit-{assignment}.txt"
+    out.write_text(f"Audit of {assignment}: not finished (the audit was stopped before the end)\n")
     exercises = _exercise_names(course, assignment)
+    trusted = set()
+    for nb_path in (course.source_dir / assignment).glob("*.ipynb"):
+        trusted |= _trusted(nb_path)
     report, lines = {}, [f"Audit of {assignment}: code that looks like tampering (grades are not changed)", ""]
     for student in students:
-        found = []
-        for nb_path in sorted((course.submitted_dir / student / assignment).glob("*.ipynb")):
-            for index, gid, line, what in audit_notebook(nb_path, exercises=exercises):
-                found.append({"notebook": nb_path.name, "cell": index, "grade_id": gid, "line": line, "what": what})
+        try:
+            found = audit_submission(course.submitted_dir / student / assignment, exercises=exercises,
+                                     trusted=trusted)
+        except Exception as exc:  # noqa: BLE001 - one submission never stops the audit of the class
+            found = [{"notebook": "", "cell": None, "grade_id": None, "line": 0,
+                      "what": f"could not be audited: {type(exc).__name__}: {str(exc)[:200]}"}]
         report[student] = found
         if found:
             lines.append(f"{student}: {len(found)} finding(s)")
             for f in found:
-                where = f"cell {f['cell']}" + (f" ({f['grade_id']})" if f["grade_id"] else "")
-                lines.append(f"  {f['notebook']} {where}, line {f['line']}: {f['what']}")
+                where = f"cell {f['cell']}" + (f" ({f['grade_id']})" if f["grade_id"] else "") \
+                    if f["cell"] is not None else ""
+                lines.append(f"  {f['notebook']} {where}, line {f['line']}: {f['what']}".replace(" , line", ", line"))
     clean = [s for s, f in report.items() if not f]
     lines += ["", f"{len(students) - len(clean)} of {len(students)} submission(s) with findings; "
                   f"nothing found in {len(clean)}."]
-    course.autograded_dir.mkdir(parents=True, exist_ok=True)
-    out = course.autograded_dir / f"audit-{assignment}.txt"
     out.write_text("\n".join(lines) + "\n")
     for line in lines:
         echo(line)

@@ -20,6 +20,7 @@ restore deleted test cells unless told to. Here every run
 """
 import contextlib
 import logging
+import os
 import shutil
 import tempfile
 import warnings
@@ -179,6 +180,29 @@ def _make_converter(course, assignment, cfg, logger, failures):
     return CourseAutograde(coursedir=coursedir, config=cfg, log=logger)
 
 
+def _database_identity(db_url):
+    """What identifies a SQLite gradebook file (device, inode), to notice it vanishing mid-run; None otherwise."""
+    if not db_url.startswith("sqlite:///"):
+        return None
+    try:
+        st = os.stat(db_url[len("sqlite:///"):])
+    except OSError:
+        return "missing"
+    return (st.st_dev, st.st_ino)
+
+
+def _gradebook_went_away(course, assignment, status, why):
+    """Keep what was graded (autograded/ and the status file) and stop with one readable message."""
+    for info in status.values():
+        if info["status"] == "graded":
+            info["reason"] = "graded, but its grades may not be in the gradebook: autograde again"
+    course.write_status(assignment, status)
+    graded = sum(info["status"] == "graded" for info in status.values())
+    raise CourseError(f"the gradebook ({course.db_url.split('@')[-1]}) went away while {assignment} was graded ({why}). "
+                      f"Nothing was deleted: the {graded} autograded notebook(s) are in {course.autograded_dir}. "
+                      f"Bring the gradebook back and run `make autograde ASSIGNMENT={assignment}` again.")
+
+
 def _require_course_engine(cfg):
     """Refuse to grade with a configuration that does not run the course's engine."""
     steps = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
@@ -213,7 +237,7 @@ def autograde(root, assignment, *, overrides=None, echo=print):
     CourseError
         Unknown assignment, or no submission of it in ``submitted/``.
     """
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Gradebook, MissingEntry
     from nbgrader.converters.base import NbGraderException
 
     course = Course(root, overrides)
@@ -239,6 +263,7 @@ def autograde(root, assignment, *, overrides=None, echo=print):
     cfg.Autograde.force = True
     _require_course_engine(cfg)
     failures = {}
+    database = _database_identity(course.db_url)
     converter = _make_converter(course, assignment, cfg, logger, failures)
     try:
         with _quiet_database():
@@ -248,28 +273,41 @@ def autograde(root, assignment, *, overrides=None, echo=print):
 
     status = {}
     notebooks = course.notebooks(assignment)
-    with warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
-        warnings.simplefilter("ignore")
-        for student in students:
-            folder = course.submitted_dir / student / assignment
-            graded_dir = course.autograded_dir / student / assignment
-            missing = [n for n in notebooks if not (folder / f"{n}.ipynb").is_file()]
-            if student in failures:
-                status[student] = {"status": "ungraded", "reason": failures[student]}
-            elif missing:
-                status[student] = {"status": "ungraded",
-                                   "reason": f"no {', '.join(m + '.ipynb' for m in missing)} in {folder}"}
-            elif not all((graded_dir / f"{n}.ipynb").is_file() for n in notebooks):
-                status[student] = {"status": "ungraded", "reason": "nbgrader did not grade it (see autograded/nbgrader.log)"}
-            else:
-                status[student] = {"status": "graded", "reason": ""}
-            if status[student]["status"] == "ungraded":
-                try:
-                    gb.remove_submission(assignment, student)
-                except Exception:
-                    pass
-                if graded_dir.exists():
-                    shutil.rmtree(graded_dir)
+    for student in students:
+        folder = course.submitted_dir / student / assignment
+        graded_dir = course.autograded_dir / student / assignment
+        missing = [n for n in notebooks if not (folder / f"{n}.ipynb").is_file()]
+        if student in failures:
+            status[student] = {"status": "ungraded", "reason": failures[student]}
+        elif missing:
+            status[student] = {"status": "ungraded",
+                               "reason": f"no {', '.join(m + '.ipynb' for m in missing)} in {folder}"}
+        elif not all((graded_dir / f"{n}.ipynb").is_file() for n in notebooks):
+            status[student] = {"status": "ungraded", "reason": "nbgrader did not grade it (see autograded/nbgrader.log)"}
+        else:
+            status[student] = {"status": "graded", "reason": ""}
+    if _database_identity(course.db_url) != database:
+        _gradebook_went_away(course, assignment, status, "the database file was removed or replaced")
+    try:
+        with warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
+            warnings.simplefilter("ignore")
+            try:
+                gb.find_assignment(assignment)
+            except MissingEntry:
+                _gradebook_went_away(course, assignment, status, "it no longer holds the assignment")
+            for student, info in status.items():
+                if info["status"] == "ungraded":
+                    try:
+                        gb.remove_submission(assignment, student)
+                    except Exception:
+                        pass
+                    graded_dir = course.autograded_dir / student / assignment
+                    if graded_dir.exists():
+                        shutil.rmtree(graded_dir)
+    except CourseError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the database server went away, its file vanished ...
+        _gradebook_went_away(course, assignment, status, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
     course.write_status(assignment, status)
 
     graded = [s for s, v in status.items() if v["status"] == "graded"]

@@ -76,6 +76,8 @@ class Worker:
             self._scratch = tempfile.mkdtemp(prefix="grading-scratch-")
             cwd = self._scratch
             env.update(GRADING_SUBMISSION=str(self.files), HOME=cwd)
+            if "sys.path" in self.sandbox.overlays:
+                env.update(GRADING_FIRST_ON_PATH=self.sandbox.overlays["sys.path"])
         env.update(MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      cwd=cwd, env=env,

@@ -1,140 +1,38 @@
 """Helpers that the hidden tests of the course's assignments call.
 
-The one rule they enforce: an exercise that asks for an algorithm earns nothing when
-the answer delegates to ``course_lib``'s own implementation of that algorithm.
+* :func:`test_rng` — the random generator of the test cell being graded;
+* :func:`numbers` and :func:`assert_close` — the comparison of test cells, refusing NaN,
+  infinities, text, booleans and wrong shapes by name;
+* :func:`refuse_reference` — kept for test cells that still call it; it checks nothing. An
+  answer can no longer delegate to ``course_lib``'s own implementation of an exercise:
+  while an assignment is graded, the student's process gets a ``course_lib`` without
+  those functions (:mod:`grading.withhold`), so such an answer fails the tests by itself,
+  with a message naming the function.
+
+:func:`python_source` turns a cell's IPython syntax into Python (for the audit).
 """
 import ast
-import dis
-import inspect
-import sys
-import types
+import re
 
-__all__ = ["reference_calls", "reference_calls_in_source", "refuse_reference", "test_rng", "numbers", "assert_close"]
-
-_LIBRARY = "course_lib"
-# how a function's code refers to names: looked up in its globals or closure, or as attributes
-_LOOKUPS = {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF"}
-_ATTRIBUTES = {"LOAD_ATTR", "LOAD_METHOD", "IMPORT_FROM"}
+__all__ = ["refuse_reference", "test_rng", "numbers", "assert_close", "python_source"]
 
 
-def _is_library_module(obj):
-    return isinstance(obj, types.ModuleType) and (obj.__name__ == _LIBRARY or obj.__name__.startswith(_LIBRARY + "."))
-
-
-def _is_library_function(obj, forbidden):
-    module = getattr(obj, "__module__", None) or ""
-    name = getattr(obj, "__name__", None)
-    return (module == _LIBRARY or module.startswith(_LIBRARY + ".")) and name in forbidden
-
-
-def _library_has(name):
-    """Whether ``course_lib`` or one of its (imported) modules has an attribute ``name``."""
-    return any(_is_library_module(m) and hasattr(m, name) for m in list(sys.modules.values()))
-
-
-def _code_objects(code):
-    yield code
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            yield from _code_objects(const)
-
-
-def reference_calls(func, forbidden):
-    """Names of ``course_lib`` functions in ``forbidden`` that ``func`` may call.
-
-    Follows the names the function's code (and its nested functions) looks up: a
-    ``course_lib`` function imported under any name, ``course_lib`` or one of its
-    modules followed by a forbidden attribute (``cl.pla``, ``cl.perceptron.pla``,
-    ``cl.hoeffding.sample_nu``), ``import course_lib`` inside the function, and the
-    student's own helper functions and closures, recursively. A helper of the
-    student's own that happens to share a forbidden name is followed, not refused.
-
-    Parameters
-    ----------
-    func : callable
-        The student's answer.
-    forbidden : iterable of str
-        Names of the ``course_lib`` functions the exercise asks the student to write.
-
-    Returns
-    -------
-    list of str
-        The forbidden names found, sorted (empty when there is none).
-
-    Examples
-    --------
-    >>> import course_lib as cl
-    >>> def lazy(X, y):
-    ...     return cl.pla(X, y).w
-    >>> reference_calls(lazy, ["pla"])
-    ['pla']
-    >>> reference_calls(lambda X: X, ["pla"])
-    []
-    """
-    forbidden = set(forbidden)
-    found, seen = set(), set()
-
-    def visit(f):
-        f = inspect.unwrap(f) if callable(f) else f
-        if isinstance(f, (types.MethodType, staticmethod, classmethod)):
-            f = f.__func__
-        if not isinstance(f, types.FunctionType) or id(f) in seen:
-            return
-        seen.add(id(f))
-        looked_up, attributes, imported = set(), set(), set()
-        for code in _code_objects(f.__code__):
-            for ins in dis.get_instructions(code):
-                if ins.opname in _LOOKUPS:
-                    looked_up.add(ins.argval)
-                elif ins.opname in _ATTRIBUTES:
-                    attributes.add(ins.argval)
-                elif ins.opname == "IMPORT_NAME":
-                    imported.add(ins.argval)
-        scope = dict(f.__globals__)
-        if f.__closure__:
-            for var, cell in zip(f.__code__.co_freevars, f.__closure__):
-                try:
-                    scope[var] = cell.cell_contents
-                except ValueError:
-                    pass
-        extra = list(f.__defaults__ or ()) + list((f.__kwdefaults__ or {}).values())
-        library_attributes = {n for n in attributes & forbidden if _library_has(n)}
-        if any(m == _LIBRARY or m.startswith(_LIBRARY + ".") for m in imported):
-            found.update(library_attributes)      # import course_lib (or from course_lib import ...) inside
-        for name in looked_up:
-            obj = scope.get(name)
-            if obj is None:
-                continue
-            if _is_library_module(obj):           # cl.pla, cl.hoeffding.sample_nu, hoeffding.sample_nu
-                found.update(library_attributes)
-            elif _is_library_function(obj, forbidden):
-                found.add(obj.__name__)
-            elif isinstance(obj, types.FunctionType):
-                visit(obj)
-        for obj in extra:
-            if _is_library_function(obj, forbidden):
-                found.add(obj.__name__)
-            elif isinstance(obj, types.FunctionType):
-                visit(obj)
-
-    visit(func)
-    return sorted(found)
+_IPYTHON = re.compile(r"^\s*[%!]|^[^#\n]*=\s*[%!]|\?\s*$", re.M)
 
 
 def python_source(source):
-    """A cell's code as plain Python: IPython syntax (``%magic``, ``!cmd``) turned into calls."""
+    """A cell's code as plain Python: IPython syntax (``%magic``, ``!cmd``) turned into calls.
+
+    Code without IPython syntax is returned as it is, at once (IPython's transformer takes
+    time quadratic in the length of a long line).
+    """
+    if not _IPYTHON.search(source):
+        return source
     try:
         from IPython.core.inputtransformer2 import TransformerManager
         return TransformerManager().transform_cell(source)
     except Exception:  # noqa: BLE001 - fall back to the raw text
         return source
-
-
-def _parse(source):
-    try:
-        return ast.parse(python_source(source))
-    except SyntaxError:
-        return None
 
 
 def _dotted(node):
@@ -149,117 +47,19 @@ def _dotted(node):
     return None
 
 
-def reference_calls_in_source(sources, func_name, forbidden):
-    """Names of ``course_lib`` functions in ``forbidden`` that the function ``func_name`` may use.
-
-    The static counterpart of :func:`reference_calls`, for a grader that never holds the
-    student's function object: it reads the code of the submission's cells. It follows
-    ``import course_lib`` under any name (also of a submodule), ``from course_lib... import
-    name``, module-level aliases (``f = cl.pla``), ``getattr(cl, "pla")``, and the
-    submission's own helper functions called from ``func_name``, recursively.
-
-    Examples
-    --------
-    >>> code = ["import course_lib as cl", "def pla(X, y):\\n    return helper(X, y)",
-    ...         "def helper(X, y):\\n    return cl.pla(X, y).w"]
-    >>> reference_calls_in_source(code, "pla", ["pla"])
-    ['pla']
-    >>> reference_calls_in_source(["def pla(X, y):\\n    return X"], "pla", ["pla"])
-    []
-    """
-    forbidden = set(forbidden)
-    modules, tainted, defs = set(), {}, {}
-    for source in sources:
-        tree = _parse(source)
-        if tree is None:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.name == _LIBRARY or alias.name.startswith(_LIBRARY + "."):
-                        modules.add(alias.asname or alias.name.split(".")[0])
-                        if alias.asname:
-                            modules.add(alias.asname)
-            elif isinstance(node, ast.ImportFrom) and node.module and (
-                    node.module == _LIBRARY or node.module.startswith(_LIBRARY + ".")):
-                for alias in node.names:
-                    if alias.name in forbidden:
-                        tainted[alias.asname or alias.name] = {alias.name}
-                    else:
-                        modules.add(alias.asname or alias.name)   # a submodule, or a harmless name
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                defs.setdefault(node.name, []).append(node)
-            elif isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        defs.setdefault(target.id, []).append(node.value)
-
-    def uses(node):
-        found, called = set(), set()
-        for sub in ast.walk(node):
-            dotted = _dotted(sub) if isinstance(sub, ast.Attribute) else None
-            if dotted:
-                parts = dotted.split(".")
-                if parts[0] in modules or dotted.split(".")[0] == _LIBRARY:
-                    found.update(p for p in parts[1:] if p in forbidden)
-            if isinstance(sub, ast.Name):
-                if sub.id in tainted:
-                    found.update(tainted[sub.id])
-                called.add(sub.id)
-            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in ("getattr", "__import__"):
-                for arg in sub.args[1:] + sub.args[:1]:
-                    if isinstance(arg, ast.Constant) and arg.value in forbidden:
-                        found.add(arg.value)
-            if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and sub.value == _LIBRARY:
-                found.update(n for n in forbidden if any(
-                    isinstance(c, ast.Constant) and c.value == n for c in ast.walk(node)))
-        return found, called
-
-    found, seen, todo = set(), set(), [func_name]
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        for node in defs.get(name, []):
-            f, called = uses(node)
-            found |= f
-            todo.extend(c for c in called if c in defs and c not in seen)
-    return sorted(found)
-
-
 def refuse_reference(func, exercise, forbidden):
-    """Fail (AssertionError) when ``func`` calls ``course_lib``'s version of the exercise.
+    """Nothing to check any more: ``course_lib``'s implementations of the exercises are withheld.
 
-    Parameters
-    ----------
-    func : callable
-        The student's answer.
-    exercise : str
-        The name of the function the exercise asks for (used in the message).
-    forbidden : iterable of str
-        ``course_lib`` functions that solve the exercise.
-
-    Raises
-    ------
-    AssertionError
-        With a message naming what was called, so the feedback says why the
-        exercise earned no points.
+    Test cells written when the grader looked for calls into ``course_lib`` call this; it
+    accepts the same arguments and returns None. Listing the functions of an assignment in
+    ``source/<assignment>/course_lib_withheld.txt`` is what keeps them from the student's
+    code now (:mod:`grading.withhold`).
 
     Examples
     --------
     >>> refuse_reference(lambda X: X, "radius", ["radius"])
     """
-    if hasattr(func, "student_sources"):           # the grader's stand-in for a submission's function
-        calls = reference_calls_in_source(func.student_sources(), func.__name__, forbidden)
-    else:
-        calls = reference_calls(func, forbidden)
-    if calls:
-        listed = ", ".join(f"course_lib.{name}" for name in calls)
-        raise AssertionError(
-            f"{exercise} calls {listed}, the course's own implementation of what this exercise asks "
-            f"you to write, so it earns no points: write {exercise} yourself with NumPy")
+    return None
 
 
 def test_rng():

@@ -187,6 +187,7 @@ class Session:
         self.deadline = None
         self.timeout = None
         self.stopped = None    # the CellStopped of the current test cell, if any
+        self.touched = False   # whether the current test cell has reached the worker
         self.restarts = 0
 
     def start(self):
@@ -228,6 +229,7 @@ class Session:
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
         self.stopped = None
+        self.touched = False
 
     def exec_cell(self, index, source, timeout):
         """Run a cell of the student's; return ``(stdout, error dict or None)``."""
@@ -242,6 +244,13 @@ class Session:
         error = reply.get("error")
         if error is not None and not isinstance(error, dict):
             error = {"ename": "ProtocolError", "evalue": "the cell's process sent a malformed reply"}
+        if not self.in_step():
+            self.history.append((index, definitions_only(source)))
+            error = {"ename": "ProtocolError", "evalue": "the process running the submission answered for this "
+                     "cell, then did not answer the grader (its code wrote to the grader's channel); this cell "
+                     "earns no points"}
+            self.restart()
+            return "", error
         if error is not None and error.get("ename") == "ScratchSpaceError":
             # a fresh process gets a fresh, empty scratch space
             self.history.append((index, definitions_only(source)))
@@ -250,6 +259,30 @@ class Session:
         self.history.append((index, source))
         stdout = reply.get("stdout", "")
         return (stdout if isinstance(stdout, str) else ""), error
+
+    def in_step(self):
+        """Whether the worker answers a ping at once: after a reply, the student's code must have stopped.
+
+        A reply the student's code forged leaves it running (or reading nothing): the next
+        request would then meet a deaf or desynchronised process. The ping finds out while
+        the cell that did it is still the one to blame.
+        """
+        try:
+            self.worker.request({"op": "ping"}, max(self.remaining(), min(5.0, self.timeout or 5.0)))
+        except (CallTimeout, ChannelError):
+            return False
+        return True
+
+    def end_test_cell(self):
+        """After a test cell that reached the worker: fail it (and restart) if the worker is out of step."""
+        if self.stopped is not None or not self.touched:
+            return None
+        if self.in_step():
+            return None
+        self.stopped = CellStopped("ProtocolError", "the process running the submission did not answer after this "
+                                   "test (its code wrote to the grader's channel); this cell earns no points")
+        self.restart()
+        return self.stopped
 
     def _stopped_error(self, exc, what):
         if isinstance(exc, CallTimeout):
@@ -276,6 +309,7 @@ class Session:
             message = {"op": "call", "name": name, "args": wire.encode(list(args)), "kwargs": wire.encode(dict(kwargs))}
         except TypeError as exc:
             raise TypeError(f"the test passed {name} something that cannot be sent to the submission: {exc}") from None
+        self.touched = True
         try:
             reply = self.worker.request(message, self.remaining())
         except (CallTimeout, ChannelError) as exc:
@@ -293,6 +327,7 @@ class Session:
         """Proxies and plain values for the submission's names (missing names are left out)."""
         if not names:
             return {}
+        self.touched = True
         try:
             reply = self.worker.request({"op": "describe", "names": sorted(names)}, self.remaining())
         except (CallTimeout, ChannelError) as exc:
@@ -339,7 +374,7 @@ def _imports_only(source):
 
 # -- the core ----------------------------------------------------------------------------
 def execute_submission(notebook, *, files=None, tests, setups=None, assignment=None, student=None,
-                       timeout=10, setup_timeout=120, replay_timeout=60, submission_timeout=600,
+                       withheld=(), timeout=10, setup_timeout=120, replay_timeout=60, submission_timeout=600,
                        startup_timeout=60, sandbox=None, log=None):
     """Execute one submission for grading and return the executed notebook and a report.
 
@@ -367,6 +402,9 @@ def execute_submission(notebook, *, files=None, tests, setups=None, assignment=N
         Who is graded: each test cell runs inside ``grading.context.test_cell(assignment=...,
         student=..., cell=grade_id)`` (seeds the hidden tests' random data). When either is
         None the tests run with the self-check identity.
+    withheld : sequence of str, optional
+        ``course_lib`` functions the assignment asks students to write: the student's process
+        sees a ``course_lib`` without them (:mod:`grading.withhold`); the tests keep them.
     timeout : float
         Seconds per cell (a test cell's calls together).
     setup_timeout, replay_timeout, startup_timeout : float
@@ -419,6 +457,8 @@ def execute_submission(notebook, *, files=None, tests, setups=None, assignment=N
     with tempfile.TemporaryDirectory(prefix="grading-") as tmp:
         os.chmod(tmp, 0o755)
         _write_files(files, Path(tmp) / "files")
+        if withheld:
+            sandbox = _withholding(sandbox, withheld, assignment, Path(tmp) / "lib")
         session = Session(Path(tmp) / "files", sandbox=sandbox, startup_timeout=startup_timeout,
                           replay_timeout=replay_timeout, budget_deadline=budget_deadline, log=log)
         try:
@@ -435,6 +475,20 @@ def execute_submission(notebook, *, files=None, tests, setups=None, assignment=N
     report["restarts"] = session.restarts
     report["elapsed"] = time.monotonic() - start
     return nb, report
+
+
+def _withholding(sandbox, names, assignment, folder):
+    """``sandbox`` showing a copy of course_lib without ``names`` in place of the real one."""
+    import dataclasses
+
+    from .withhold import course_lib_dir, withheld_copy
+
+    real = Path(os.path.realpath(course_lib_dir()))
+    folder.mkdir(mode=0o755)
+    copy = withheld_copy(names, assignment, folder / "course_lib", source=real)
+    if sandbox.mode == "off":   # no mount namespace: the copy goes first on the worker's path
+        return dataclasses.replace(sandbox, overlays={"sys.path": str(folder)})
+    return dataclasses.replace(sandbox, overlays=dict(sandbox.overlays, **{str(real): str(copy)}))
 
 
 def _outcome(error):

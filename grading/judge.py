@@ -39,10 +39,6 @@ class Proxy:
     def __call__(self, *args, **kwargs):
         return self._session.call(self.__name__, args, kwargs)
 
-    def student_sources(self):
-        """The code of the cells the submission ran, in order (for static checks)."""
-        return [source for _, source in self._session.history]
-
     def __repr__(self):
         return f"<the submission's function {self.__name__}>"
 
@@ -131,6 +127,8 @@ def run_test_cell(session, source, *, setup_namespace, timeout):
         error = {"ename": "StudentCodeError", "evalue": str(exc)}
     except Exception as exc:  # noqa: BLE001 - a failed test is any exception
         error = {"ename": type(exc).__name__, "evalue": str(exc)}
+    if error is None:
+        session.end_test_cell()
     if error is None and session.stopped is not None:   # the test caught it: the cell fails all the same
         error = {"ename": session.stopped.ename, "evalue": str(session.stopped)}
     if error is not None:

@@ -22,6 +22,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Integer
 
 from .engine import KernelDied, SubmissionRefused, execute_submission
+from .withhold import withheld_names
 
 __all__ = ["CourseExecute", "RefuseLinks", "TrustOnlyTheGradebook", "submission_folder", "trusted_cells"]
 
@@ -32,6 +33,14 @@ def submission_folder(config, assignment, student):
 
     coursedir = CourseDirectory(config=config)
     return Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
+
+
+def source_folder(config, assignment):
+    """``source/<assignment>`` of the course that ``config`` describes."""
+    from nbgrader.coursedir import CourseDirectory
+
+    coursedir = CourseDirectory(config=config)
+    return Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
 
 
 def check_no_links(folder, notebook=None):
@@ -134,7 +143,8 @@ class CourseExecute(NbGraderPreprocessor):
     """nbgrader's ``Execute`` replaced by the course's engine (:func:`grading.engine.execute_submission`).
 
     The test cells come from the gradebook, the student's files from ``submitted/`` (links
-    never followed), and the timeouts from here (``c.CourseExecute.*`` in nbgrader_config.py;
+    never followed), the functions withheld from ``course_lib`` from
+    ``source/<assignment>/course_lib_withheld.txt`` (:mod:`grading.withhold`), and the timeouts from here (``c.CourseExecute.*`` in nbgrader_config.py;
     ``c.Execute.timeout`` is the per-cell timeout when ``c.CourseExecute.timeout`` is not set).
     """
 
@@ -159,6 +169,7 @@ class CourseExecute(NbGraderPreprocessor):
         tests, setups = trusted_cells(info["db_url"], info["notebook"], assignment)
         executed, report = execute_submission(
             nb, files=folder, tests=tests, setups=setups, assignment=assignment, student=student,
+            withheld=withheld_names(source_folder(self.config, assignment)),
             timeout=self.timeout, setup_timeout=self.setup_timeout, replay_timeout=self.replay_timeout,
             submission_timeout=self.submission_timeout, log=self.log)
         for note in report["notes"]:

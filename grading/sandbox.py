@@ -23,6 +23,7 @@ unprotected. The one explicit opt-out is the environment variable
 ``GRADING_SANDBOX=off``, for code you trust (e.g. your own reference solution on a
 machine without user namespaces).
 """
+import functools
 import os
 import pwd
 import resource
@@ -138,6 +139,7 @@ def _python_paths():
     return paths
 
 
+@functools.lru_cache(maxsize=None)
 def _package_dirs(names=("course_lib",)):
     """Where the course's own packages live for the sandboxed interpreter.
 
@@ -188,6 +190,8 @@ class Sandbox:
     limits: Limits = field(default_factory=Limits)
     extra_ro: list = field(default_factory=list)
     mode: str = field(default_factory=sandbox_mode)
+    overlays: dict = field(default_factory=dict)
+    """``{path inside: folder outside}``: folders shown read-only in place of others (e.g. a withheld course_lib)."""
 
     def __post_init__(self):
         if self.mode not in ("bwrap", "off"):
@@ -272,6 +276,8 @@ class Sandbox:
         for link, target in self.links().items():      # e.g. a .venv that is a symbolic link
             cmd += parents(link) + ["--symlink", str(target), str(link)]
             made.add(str(link))
+        for inside, outside in self.overlays.items():   # last, so that they cover what was bound above
+            cmd += parents(Path(inside)) + ["--ro-bind", str(outside), str(inside)]
         if workdir == SCRATCH:
             cmd += ["--perms", "1777", "--size", size, "--tmpfs", SCRATCH]
         cmd += ["--chdir", workdir, "--setenv", "HOME", workdir, "--setenv", "TMPDIR", "/tmp",

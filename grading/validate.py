@@ -55,7 +55,9 @@ def _validator_class():
 
         timeout = Integer(10, help="Seconds per cell (default: Execute.timeout).").tag(config=True)
         submission_timeout = Float(600, help="Seconds for the whole notebook.").tag(config=True)
-        folder = None
+        folder = None           # the notebook's files (None: none)
+        assignment = None       # named in the withheld functions' message
+        withheld = ()           # course_lib functions the student's process does not get
 
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
@@ -73,6 +75,7 @@ def _validator_class():
             with utils.setenv(NBGRADER_VALIDATING="1", NBGRADER_EXECUTION="validate"):
                 executed, self.report = execute_submission(
                     nb, files=self.folder, tests=tests, setups=setups, timeout=self.timeout,
+                    assignment=self.assignment, withheld=self.withheld,
                     submission_timeout=self.submission_timeout, log=self.log)
             if self.report["status"] != "graded":
                 raise RuntimeError(self.report["reason"])
@@ -147,6 +150,8 @@ def check(notebooks, *, timeout=None, stream=None, sandboxed=None):
         # the course folder itself holds the instructor's files: a notebook there runs with no other file
         if not ((folder / "nbgrader_config.py").exists() or (folder / "source").is_dir()):
             validator.folder = folder
+        validator.withheld = _withheld_for(Path(path), here)
+        validator.assignment = Path(path).resolve().parent.name
         try:
             results = validator.validate(str(path))
         except Exception as exc:  # broken file, a process that cannot start ...
@@ -159,6 +164,16 @@ def check(notebooks, *, timeout=None, stream=None, sandboxed=None):
         print(f"{path}: {'FAILED' if failed else 'all visible tests passed'}", file=stream)
         worst = max(worst, 1 if failed else 0)
     return worst
+
+
+def _withheld_for(notebook, course):
+    """The course_lib functions withheld for ``notebook``: from the course's ``source/<assignment>/``
+    when there is one (the instructor's list), else from the notebook's own folder (as released)."""
+    from .withhold import withheld_names
+
+    assignment = notebook.resolve().parent.name
+    listed = withheld_names(course / "source" / assignment) if (course / "source").is_dir() else []
+    return listed or withheld_names(notebook.resolve().parent)
 
 
 def _summary(path, results, stream):

@@ -93,7 +93,10 @@ class _Shell:
 
 
 def _transform(source):
-    """IPython syntax (``%magic``, ``!cmd``) to plain Python."""
+    """IPython syntax (``%magic``, ``!cmd``) to plain Python (code without it is left as it is)."""
+    import re
+    if not re.search(r"^\s*[%!]|^[^#\n]*=\s*[%!]|\?\s*$", source, re.M):
+        return source
     try:
         from IPython.core.inputtransformer2 import TransformerManager
     except ImportError:
@@ -164,6 +167,8 @@ def main():
         reply({"ready": False, "error": f"the submission's files could not be copied: {exc}"})
         return
     sys.path.insert(0, os.getcwd())
+    if os.environ.get("GRADING_FIRST_ON_PATH"):   # no sandbox: a withheld course_lib comes first
+        sys.path.insert(0, os.environ["GRADING_FIRST_ON_PATH"])
     shell = _Shell()
     namespace = {"__name__": "__main__", "__builtins__": __builtins__,
                  "get_ipython": lambda: shell, "display": lambda *a, **k: None}
@@ -231,6 +236,8 @@ def main():
                             answer["error"] = {"ename": "TypeError",
                                                "evalue": f"{req['name']} returned {str(exc)[:300]}",
                                                "traceback": ""}
+            elif op == "ping":
+                answer["error"] = None
             else:
                 answer["error"] = {"ename": "ProtocolError", "evalue": f"unknown op {op!r}", "traceback": ""}
         except BaseException as exc:  # noqa: BLE001 - never leave a request unanswered

@@ -67,3 +67,35 @@ def test_audit_lists_each_submission_and_changes_nothing(tmp_path):
     cli = subprocess.run([sys.executable, "-m", "grading", "--course", str(course), "audit", ASSIGNMENT],
                          capture_output=True, text=True)
     assert cli.returncode == 0 and "sneaky: 1 finding(s)" in cli.stdout
+
+
+def test_every_file_and_every_cell_is_read_and_nothing_stops_the_audit(tmp_path):
+    course = make_course(tmp_path)
+    release(course, ASSIGNMENT)
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    ref = reference_bodies()
+    # a helper file that calls course_lib's pla, and a cell dressed up as a test cell
+    submit(course, "helper", fill(released, ref))
+    (course / "submitted" / "helper" / ASSIGNMENT / "helper.py").write_text(
+        "import course_lib\ndef pla(X, y):\n    return course_lib.pla(X, y)\n")
+    fake = fill(released, ref)
+    fake.cells.append(nbformat.v4.new_code_cell("import os\nos._exit(0)", metadata={"nbgrader": {
+        "grade": True, "solution": False, "locked": True, "points": 5, "grade_id": "extra"}}))
+    submit(course, "fake_test", fake)
+    # code nested 200,000 deep, a file that is not a notebook, a link
+    submit(course, "deep", fill(released, dict(ref, **{"radius-solution": "return X" + ".T" * 200_000})))
+    submit(course, "broken", raw="{ not json")
+    submit(course, "linked", fill(released, ref))
+    (course / "submitted" / "linked" / ASSIGNMENT / "data.csv").symlink_to(course / "source")
+    stale = course / "autograded" / f"audit-{ASSIGNMENT}.txt"
+    stale.parent.mkdir()
+    stale.write_text("an earlier run's report\n")
+    report = audit(course, ASSIGNMENT, echo=lambda *a: None)
+    what = {s: " | ".join(f["what"] for f in found) for s, found in report.items()}
+    assert "uses course_lib's own pla" in what["helper"]
+    assert "ends the process: os._exit" in what["fake_test"]
+    assert "could not be analysed" in what["deep"]
+    assert "could not be read" in what["broken"]
+    assert "symbolic link" in what["linked"]
+    text = stale.read_text()
+    assert "earlier run" not in text and "5 of 5 submission(s) with findings" in text

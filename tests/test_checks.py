@@ -1,70 +1,32 @@
-"""grading.checks: which answers count as calling course_lib's own implementation."""
+"""grading.checks: what hidden tests call."""
 import re
 
+import numpy as np
 import pytest
 
-import course_lib as cl
-from course_lib import hoeffding
-from course_lib.hoeffding import sample_nu as renamed
-from grading.checks import reference_calls, refuse_reference
+from grading.checks import python_source, refuse_reference, test_rng
+from grading.context import test_cell
 
 
-def via_top_level(mu, N, n_samples, rng=None):
-    return cl.error_rate(mu, N, n_samples)
+def test_refuse_reference_checks_nothing_now_that_course_lib_functions_are_withheld():
+    import course_lib as cl
+
+    def lazy(X, y):
+        return cl.pla(X, y).w
+    assert refuse_reference(lazy, "pla", forbidden=("pla",)) is None
 
 
-def via_submodule_attribute(mu, N, n_samples, rng=None):
-    return cl.hoeffding.sample_nu(mu, N, n_samples=n_samples, rng=rng)
+def test_each_test_cell_of_each_student_gets_its_own_reproducible_data():
+    def draw(student, cell):
+        with test_cell(assignment="ps1_perceptron", student=student, cell=cell):
+            return test_rng().random(4)
+    assert np.array_equal(draw("ada", "pla-halts"), draw("ada", "pla-halts"))
+    assert not np.array_equal(draw("ada", "pla-halts"), draw("bob", "pla-halts"))
+    assert not np.array_equal(draw("ada", "pla-halts"), draw("ada", "pla-stops"))
 
 
-def via_imported_submodule(mu, N, n_samples, rng=None):
-    return hoeffding.sample_nu(mu, N, n_samples=n_samples, rng=rng)
-
-
-def via_renamed_function(mu, N, n_samples, rng=None):
-    return renamed(mu, N, n_samples=n_samples, rng=rng)
-
-
-def via_import_inside(mu, N, n_samples, rng=None):
-    from course_lib.hoeffding import sample_nu
-    return sample_nu(mu, N, n_samples=n_samples, rng=rng)
-
-
-def via_own_helper(mu, N, n_samples, rng=None):
-    def helper():
-        return via_submodule_attribute(mu, N, n_samples, rng)
-    return helper()
-
-
-@pytest.mark.parametrize("func", [via_submodule_attribute, via_imported_submodule, via_renamed_function,
-                                  via_import_inside, via_own_helper])
-def test_every_way_of_calling_the_reference_is_found(func):
-    assert reference_calls(func, ["sample_nu"]) == ["sample_nu"]
-    with pytest.raises(AssertionError, match=r"course_lib\.sample_nu"):
-        refuse_reference(func, "sample_nu", forbidden=("sample_nu",))
-
-
-def test_top_level_names_are_found():
-    assert reference_calls(via_top_level, ["error_rate"]) == ["error_rate"]
-
-
-def error_rate(w, X, y):            # a student's own helper that shares the name of course_lib's function
-    return 0.0
-
-
-def errors_with_own_helper(w, X_train, y_train, X_test, y_test):
-    return error_rate(w, cl.add_bias(X_train), y_train), error_rate(w, cl.add_bias(X_test), y_test)
-
-
-def test_a_students_own_helper_with_a_forbidden_name_is_followed_not_refused():
-    assert reference_calls(errors_with_own_helper, ["error_rate"]) == []
-    refuse_reference(errors_with_own_helper, "train_and_test_errors", forbidden=("error_rate",))
-
-
-def test_allowed_course_lib_functions_are_not_refused():
-    def uses_add_bias(X):
-        return cl.add_bias(X)
-    assert reference_calls(uses_add_bias, ["pla", "pocket"]) == []
+def test_ipython_syntax_becomes_python():
+    assert "run_line_magic" in python_source("%matplotlib inline")
 
 
 # -- the comparison every test cell uses ------------------------------------------------

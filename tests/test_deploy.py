@@ -1,30 +1,40 @@
-"""The course on a shared JupyterHub: one assignment from release to grades, by several Linux users.
+"""The course on a shared JupyterHub, stage by stage, by several Linux users and a hostile student.
 
 deploy/setup.sh builds a throwaway deployment (its own prefix, users, ports and PostgreSQL
-cluster, all on 127.0.0.1); then, as the people would:
+cluster, all on 127.0.0.1, supervised by supervisord) from a world-readable copy of the
+course, as a fresh clone made with the default umask is. Then, one test per stage, in order
+(each names the stage that failed, and its checks):
 
-* the instructor releases ps1_perceptron to nbgrader's exchange;
-* three students log in to the hub with the shared password, start their servers through
-  the hub's REST API and, through their own server's nbgrader API, fetch the assignment,
-  fill it in (one with the reference solution, one partly, one hostile whose code tries to
-  read a classmate's home, the course folder and the gradebook password, and to hand in a
-  notebook under a classmate's name) and submit it, each as their own Linux user;
-* the instructor collects, runs the course's own ``python -m grading autograde``,
-  ``feedback`` and ``grades`` against the PostgreSQL gradebook and releases the feedback,
-  which the students fetch;
-* the grades are checked against the points each answer must earn, the isolation between
-  users is checked (files, tokens, the Formgrader, the database), no password may appear
-  in any log or output, and deploy/teardown.sh must leave no process behind.
+1. what setup made: modes and owners of homes, course folder, exchange, secrets, solutions;
+2. logins: each person with their own Linux password (PAM); a hostile student tries every
+   credential she holds on a classmate, the instructor and a TA;
+3. the class starts its servers at once while the instructor releases the assignment and
+   a latecomer and a TA are added to the running hub;
+4. students fetch, fill in and submit; the hostile student, from her kernel, tries to read
+   and write what is not hers, squat the exchange, plant a submission under a classmate's
+   name and a forged future-dated one under her own;
+5. isolation over HTTP (tokens, servers, the Formgrader service) and from a shell;
+6. limits: memory and tasks of a student's server, other users' processes hidden;
+7. the TA collects and autogrades without the instructor's password; the instructor
+   releases feedback and exports grades; the scores are checked against the points each
+   answer must earn;
+8. PostgreSQL, the hub and the proxy are killed and come back by themselves, nothing lost;
+9. a re-run of setup.sh with no option keeps the deployment as it is;
+10. no password in any log, output or command line; the hostile student's report;
+11. deploy/teardown.sh leaves no process behind.
 
 Needs root (it creates users and starts the hub as root), as in CI; without root it is
 skipped, unless COURSE_REQUIRE_DEPLOY=1 (set by .ci/run), when it fails.
 """
 import csv
+import functools
 import json
 import os
 import pwd
 import re
+import secrets
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -35,24 +45,32 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from grading_helpers import ASSIGNMENT, ROOT, fill, reference_bodies
 
 pytestmark = [pytest.mark.deploy, pytest.mark.slow]
 
 PREFIX = Path(os.environ.get("COURSE_DEPLOY_PREFIX", "/opt/ml-foundations-ci"))
+CLONE = Path(os.environ.get("COURSE_DEPLOY_CLONE", "/var/tmp/ml-foundations-ci-clone"))
 INSTRUCTOR = "mlfci-teacher"
+TA = "mlfci-ta"                  # added to the running deployment with setup.sh --add-grader
 CORRECT, PARTIAL, HOSTILE = "mlfci-ada", "mlfci-bea", "mlfci-eve"
 STUDENTS = (CORRECT, PARTIAL, HOSTILE)
 LATECOMER = "mlfci-dan"          # added to the running deployment with setup.sh --add-student
 GROUP = "mlfci-students"
 COURSE_ID = "ml-foundations"
+GRADERS = f"formgrade-{COURSE_ID}"
+EVERYONE = (INSTRUCTOR, TA, LATECOMER) + STUDENTS
+MEM_LIMIT_MIB = 1024
+TASKS_LIMIT = 256
 POINTS = {"predict": 3, "pla": 4, "radius": 1, "margin": 1, "bound": 1, "pocket": 3,
           "funtime1": 1, "funtime2": 1, "funtime3": 1, "funtime4": 1}
 TOTAL = sum(POINTS.values())
 # what each must earn: the partial submission leaves the PLA and pocket stubs untouched
 EXPECTED = {CORRECT: TOTAL, PARTIAL: TOTAL - POINTS["pla"] - POINTS["pocket"], HOSTILE: TOTAL}
 FORGED_TIMESTAMP = "2099-01-01 00:00:00.000000 UTC"
+# what the hostile student writes in a Markdown cell of her submission, for the grader's browser
+PAYLOAD = ('Notes. <img src="missing-eve.png" onerror="window.__eve_ran = \'img onerror\'">'
+           '<svg onload="window.__eve_ran = \'svg onload\'"></svg>')
 
 
 def _require_root():
@@ -119,10 +137,11 @@ class Shell:
         self.printed = []
 
     def run(self, cmd, *, user=None, cwd=None, timeout=300, check=True):
-        if user is not None:
+        if user is not None:   # as on the hub: the user's groups, umask 007
             home = pwd.getpwnam(user).pw_dir
             cmd = ["runuser", "-u", user, "--", "env", "-i", f"HOME={home}", f"USER={user}", f"LOGNAME={user}",
-                   "LANG=C.UTF-8", f"PATH={self.venv}/bin:/usr/local/bin:/usr/bin:/bin"] + list(cmd)
+                   "LANG=C.UTF-8", f"PATH={self.venv}/bin:/usr/local/bin:/usr/bin:/bin",
+                   "bash", "-c", 'umask 007 && exec "$0" "$@"'] + list(cmd)
             cwd = cwd or home
         proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
         self.printed.append(f"$ {' '.join(map(str, cmd))}\n{proc.stdout}\n{proc.stderr}")
@@ -132,7 +151,7 @@ class Shell:
 
 
 class HubUser:
-    """One person in a browser: logs in with the shared password, then uses a token of their own."""
+    """One person in a browser: logs in with their own password, then uses a token of their own."""
 
     def __init__(self, base, name):
         import requests
@@ -169,12 +188,12 @@ class HubUser:
         self.token = r.json()["token"]
         return self.token
 
-    def server(self, method, path, *, as_token=None, owner=None, **kw):
+    def server(self, method, path, *, as_token=None, owner=None, prefix=None, **kw):
         """A request to a user's server (default: one's own) with a token (default: one's own), no cookies."""
         import requests
-        owner = owner or self.name
+        prefix = prefix or f"/user/{owner or self.name}"
         headers = {"Authorization": f"token {as_token or self.token}"}
-        return requests.request(method, f"{self.base}/user/{owner}{path}", headers=headers, timeout=120,
+        return requests.request(method, f"{self.base}{prefix}{path}", headers=headers, timeout=120,
                                 allow_redirects=False, **kw)
 
     def nbgrader(self, action):
@@ -220,33 +239,6 @@ class HubUser:
             self.server("DELETE", f"/api/kernels/{kernel}")
 
 
-def _hostile_cell(victim, course_dir, secret, inbound, outbound_nb):
-    """Fun Time 1's answer, preceded by attempts at what a student must not be able to do."""
-    return f'''
-import os, shutil
-for _what, _try in [
-        ("list-classmate-home", lambda: os.listdir({str(pwd.getpwnam(victim).pw_dir)!r})),
-        ("read-classmate-notebook", lambda: open({str(Path(pwd.getpwnam(victim).pw_dir) / ASSIGNMENT / (ASSIGNMENT + ".ipynb"))!r}).read()),
-        ("list-course-folder", lambda: os.listdir({str(course_dir)!r})),
-        ("read-gradebook-password", lambda: open({str(secret)!r}).read()),
-        ("list-inbound", lambda: os.listdir({str(inbound)!r}))]:
-    try:
-        _try()
-        print("PROBE", _what, "allowed")
-    except OSError as _e:
-        print("PROBE", _what, "denied", type(_e).__name__)
-_forged = os.path.join({str(inbound)!r}, "{victim}+{ASSIGNMENT}+{FORGED_TIMESTAMP}+forged")
-try:
-    os.makedirs(_forged)
-    shutil.copy({str(outbound_nb)!r}, os.path.join(_forged, "{ASSIGNMENT}.ipynb"))
-    with open(os.path.join(_forged, "timestamp.txt"), "w") as _f:
-        _f.write("{FORGED_TIMESTAMP}")
-    print("PROBE forge-submission created")
-except OSError as _e:
-    print("PROBE forge-submission denied", type(_e).__name__)
-''' + reference_bodies()["funtime1-answer"]
-
-
 def _processes_of(users):
     found = {}
     for user in users:
@@ -277,317 +269,705 @@ def _gone(pids, timeout=10):
     return [p for p in pids if _alive(p)]
 
 
-# -- the deployment ---------------------------------------------------------------------
+def _hostile_cell(d):
+    """Fun Time 1's answer, preceded by attempts at what a student must not be able to do.
+
+    Each attempt prints ``PROBE <name> allowed|denied``. The same cell runs twice: in the
+    student's own kernel (as her Linux user) and at autograde, in the grader's sandbox.
+    """
+    ada_home = Path(pwd.getpwnam(CORRECT).pw_dir)
+    course, exchange = Path(d["cfg"]["course_dir"]), Path(d["cfg"]["exchange"])
+    inbound = exchange / COURSE_ID / "inbound"
+    ada_entry = inbound / d["entries"][CORRECT]          # as if its secret name had leaked
+    solution = CLONE / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    outbound_nb = exchange / COURSE_ID / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    return f'''
+import os, shutil
+def _probe(_what, _try):
+    try:
+        _try()
+        print("PROBE", _what, "allowed")
+    except OSError as _e:
+        print("PROBE", _what, "denied", type(_e).__name__)
+def _write(_path, _text="x"):
+    with open(_path, "w") as _f:
+        _f.write(_text)
+def _others_processes():
+    _seen = 0
+    for _p in os.listdir("/proc"):
+        try:
+            _seen += _p.isdigit() and os.stat("/proc/" + _p).st_uid != os.getuid()
+        except OSError:
+            pass
+    if not _seen:
+        raise PermissionError("no other user's process is visible")
+_probe("list-classmate-home", lambda: os.listdir({str(ada_home)!r}))
+_probe("read-classmate-notebook", lambda: open({str(ada_home / ASSIGNMENT / (ASSIGNMENT + ".ipynb"))!r}).read())
+_probe("list-course-folder", lambda: os.listdir({str(course)!r}))
+_probe("read-gradebook-password", lambda: open({d["cfg"]["gradebook_secret"]!r}).read())
+_probe("read-solution-in-clone", lambda: open({str(solution)!r}).read())
+_probe("list-inbound", lambda: os.listdir({str(inbound)!r}))
+_probe("squat-course-in-exchange", lambda: os.mkdir({str(exchange / "another-course")!r}))
+_probe("write-exchange-course-folder", lambda: _write({str(exchange / COURSE_ID / "planted.txt")!r}))
+_probe("write-outbound", lambda: _write({str(outbound_nb)!r}, "{{}}"))
+_probe("read-classmate-submission", lambda: open({str(ada_entry / (ASSIGNMENT + ".ipynb"))!r}).read())
+_probe("write-classmate-submission", lambda: _write({str(ada_entry / "timestamp.txt")!r}, "{FORGED_TIMESTAMP}"))
+_probe("rename-classmate-submission", lambda: os.rename({str(ada_entry)!r}, {str(ada_entry) + "-moved"!r}))
+_probe("see-other-users-processes", _others_processes)
+def _plant(_who, _stamp):
+    _entry = os.path.join({str(inbound)!r}, _who + "+{ASSIGNMENT}+" + _stamp + "+planted")
+    os.makedirs(_entry)
+    shutil.copy({str(outbound_nb)!r}, os.path.join(_entry, "{ASSIGNMENT}.ipynb"))
+    _write(os.path.join(_entry, "timestamp.txt"), _stamp)
+_probe("plant-submission-as-classmate", lambda: _plant({CORRECT!r}, "{FORGED_TIMESTAMP}"))
+_probe("plant-future-dated-submission", lambda: _plant({HOSTILE!r}, "{FORGED_TIMESTAMP}"))
+''' + reference_bodies()["funtime1-answer"]
+
+
+def _pid_of(path):
+    try:
+        return Path(path).read_text().split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def _wait(condition, timeout):
+    """Wait up to ``timeout`` s for ``condition()`` to be true; return its last value.
+
+    A condition that raises (a connection refused while a service restarts) counts as false."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = condition()
+        except Exception:  # noqa: BLE001 - whatever a service that is not back yet makes requests raise
+            value = None
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(0.25)
+
+
+def _hub_up(base):
+    import requests
+    try:
+        return requests.get(f"{base}/hub/api", timeout=5).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+# -- the deployment, shared by the stages below ---------------------------------------------
 
 @pytest.fixture(scope="module")
-def deployment(request):
+def d(request):
+    """The deployment: set up once from a world-readable copy of the course; torn down at the end."""
     _require_root()
-    for tool in ("runuser", "useradd", "pgrep"):
+    for tool in ("runuser", "useradd", "pgrep", "chpasswd", "setpriv"):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is not installed; the deployment needs it")
-    hub_port = _free_ports(3)
+    hub_port = _free_ports(4)
     pg_port = _free_ports(1)
-    while hub_port <= pg_port <= hub_port + 2:
+    while hub_port <= pg_port <= hub_port + 3:
         pg_port = _free_ports(1)
     teardown = [str(ROOT / "deploy" / "teardown.sh"), "--prefix", str(PREFIX)]
     # a deployment left by an interrupted run is removed first
     subprocess.run(teardown + ["--purge"], capture_output=True, text=True)
 
     def finish():
-        subprocess.run(teardown + ["--purge"], capture_output=True, text=True, timeout=120)
+        subprocess.run(teardown + ["--purge"], capture_output=True, text=True, timeout=180)
         # users made before a failed setup wrote its settings are not known to teardown.sh
-        for user in (INSTRUCTOR, LATECOMER) + STUDENTS:
+        for user in EVERYONE:
             if subprocess.run(["id", "-u", user], capture_output=True).returncode == 0:
                 subprocess.run(["userdel", "--remove", user], capture_output=True)
-        subprocess.run(["groupdel", GROUP], capture_output=True)
+        for group in (GROUP, GRADERS):
+            subprocess.run(["groupdel", group], capture_output=True)
+        shutil.rmtree(CLONE, ignore_errors=True)
 
     request.addfinalizer(finish)
+    # The course as a fresh clone with the default umask leaves it: readable by every user.
+    shutil.rmtree(CLONE, ignore_errors=True)
+    CLONE.mkdir(parents=True)
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["xargs", "-0", "cp", "--parents", "-t", str(CLONE)], input=files, cwd=ROOT, check=True)
+    subprocess.run(["chmod", "-R", "u+rwX,go+rX", str(CLONE)], check=True)
+    clone_readable = bool(os.stat(CLONE / "source").st_mode & stat.S_IROTH)
     shell = Shell(PREFIX / "venv")
     start = time.monotonic()
-    shell.run([str(ROOT / "deploy" / "setup.sh"), "--prefix", str(PREFIX), "--instructor", INSTRUCTOR,
-               "--students", " ".join(STUDENTS), "--group", GROUP, "--hub-port", str(hub_port),
-               "--pg-port", str(pg_port)], timeout=900)
-    settings = json.loads((PREFIX / "etc" / "deploy.json").read_text())
-    return {"shell": shell, "settings": settings, "base": f"http://127.0.0.1:{hub_port}", "setup_s": time.monotonic() - start,
-            "teardown": teardown}
+    setup = [str(CLONE / "deploy" / "setup.sh"), "--prefix", str(PREFIX)]
+    shell.run(setup + ["--instructor", INSTRUCTOR, "--students", " ".join(STUDENTS), "--group", GROUP,
+                       "--hub-port", str(hub_port), "--pg-port", str(pg_port), "--mem-limit", str(MEM_LIMIT_MIB),
+                       "--tasks-limit", str(TASKS_LIMIT)], timeout=1200)
+    cfg = json.loads((PREFIX / "etc" / "deploy.json").read_text())
+    state = {"shell": shell, "cfg": cfg, "base": f"http://127.0.0.1:{hub_port}", "setup": setup,
+             "teardown": teardown, "times": {"setup": time.monotonic() - start}, "clone_readable": clone_readable,
+             "passwords": {}, "people": {}, "entries": {}, "attempts": [], "handed_in": {}}
+    yield state
+    print("  timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in state["times"].items()))
 
 
-def test_course_on_jupyterhub(deployment, request):
-    check = Checks()
-    times = {"setup": deployment["setup_s"]}
-    sh, cfg, base = deployment["shell"], deployment["settings"], deployment["base"]
-    venv = Path(cfg["venv"])
-    course = Path(cfg["course_dir"])
-    exchange = Path(cfg["exchange"])
-    secret_file = Path(cfg["gradebook_secret"])
-    gradebook_password = secret_file.read_text().strip()
-    shared_password = (PREFIX / "hub" / "shared-password").read_text().strip()
-    inbound = exchange / COURSE_ID / "inbound"
-    outbound_nb = exchange / COURSE_ID / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-    homes = {u: Path(pwd.getpwnam(u).pw_dir) for u in (INSTRUCTOR,) + STUDENTS}
-    t0 = time.monotonic()
-    print(f"\ndeployment in {PREFIX}: hub {base}, setup took {times['setup']:.1f} s")
-    try:
-        # -- what setup made ------------------------------------------------------------
-        for user, home in homes.items():
-            check(f"home of {user} is 0700", stat.S_IMODE(home.stat().st_mode) == 0o700, oct(home.stat().st_mode))
-        mode = exchange.stat().st_mode
-        check("exchange is world-writable with the sticky bit (1777)", stat.S_IMODE(mode) == 0o1777, oct(mode))
-        st = secret_file.stat()
-        check("gradebook password file is 0600 and the instructor's",
-              stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == pwd.getpwnam(INSTRUCTOR).pw_uid, oct(st.st_mode))
-        check("course folder is inside the instructor's home", course.parent == homes[INSTRUCTOR])
-        check("venv built from the system Python, not one under /root",
-              not os.path.realpath(venv / "bin" / "python").startswith("/root"), os.path.realpath(venv / "bin" / "python"))
-        for name in ("jupyterhub", "proxy", "postgresql"):
-            pidfile = PREFIX / "run" / f"{name}.pid"
-            check(f"{name} is running (pid file)", pidfile.is_file() and _alive(pidfile.read_text().strip()))
+@pytest.fixture
+def check(request):
+    checks = Checks()
+    checks.node = request.node
+    return checks
 
-        # -- everyone logs in and starts a server ---------------------------------------
-        t = time.monotonic()
-        people = {u: HubUser(base, u) for u in (INSTRUCTOR,) + STUDENTS}
-        intruder = HubUser(base, CORRECT)
-        r, _ = intruder.login("not-the-password")
-        check("a wrong password is refused", r.status_code in (200, 403) and not r.headers.get("location"),
-              f"{r.status_code} {r.headers.get('location')}")
-        stranger = HubUser(base, "root")
-        r, _ = stranger.login(shared_password)
-        check("a Linux user outside the course (root) cannot log in", r.status_code == 403 or not r.headers.get("location"),
-              f"{r.status_code} {r.headers.get('location')}")
-        for user, person in people.items():
-            r, _ = person.login(shared_password)
-            check(f"{user} logs in with the shared password", r.status_code == 302, f"{r.status_code} {r.text[:200]}")
-        # everyone at once, as a class does (the hub's API answers when a server is up, or after 10 s)
-        spawning = ThreadPoolExecutor(len(people))
-        requested = {user: spawning.submit(person.start_server) for user, person in people.items()}
-        # -- while the servers start, the instructor releases the assignment ----------------
-        t_rel = time.monotonic()
-        with ThreadPoolExecutor(2) as pool:      # and a student joins late
-            jobs = [pool.submit(sh.run, ["nbgrader", "release_assignment", ASSIGNMENT], user=INSTRUCTOR, cwd=course),
-                    pool.submit(sh.run, [str(ROOT / "deploy" / "setup.sh"), "--prefix", str(PREFIX),
-                                         "--add-student", LATECOMER])]
-            for job in jobs:
-                job.result()
-        times["release (and --add-student)"] = time.monotonic() - t_rel
-        late = HubUser(base, LATECOMER)
-        r, _ = late.login(shared_password)
-        check("a student added to the running hub logs in (no restart)", r.status_code == 302, r.status_code)
-        home = Path(pwd.getpwnam(LATECOMER).pw_dir)
-        check("the added student's home is 0700", stat.S_IMODE(home.stat().st_mode) == 0o700, oct(home.stat().st_mode))
-        check("assignment is in the exchange's outbound folder", outbound_nb.is_file())
-        for user, future in requested.items():
-            r = future.result()
-            check(f"{user}'s server is requested through the hub API", r.status_code in (201, 202), f"{r.status_code} {r.text[:200]}")
-        spawning.shutdown()
-        for user, person in people.items():
-            check(f"{user}'s server is ready", person.wait_ready())
-            person.make_token()
-        times["login and spawn of 4 servers (release meanwhile)"] = time.monotonic() - t
-        for user in people:
-            procs = subprocess.run(["pgrep", "-u", user, "-f", "jupyterhub-singleuser"], capture_output=True, text=True)
-            check(f"{user}'s server runs as {user}", procs.stdout.strip() != "")
 
-        # -- students fetch, fill in, submit ----------------------------------------------
-        t = time.monotonic()
-        ref = reference_bodies()
-        answers = {
-            CORRECT: dict(ref),
-            PARTIAL: {k: v for k, v in ref.items() if k not in ("pla-solution", "pocket-solution")},
-            HOSTILE: dict(ref, **{"funtime1-answer": _hostile_cell(CORRECT, course, secret_file, inbound, outbound_nb)}),
-        }
-        handed_in = {}
-        for student in STUDENTS:
-            person = people[student]
-            listing = person.nbgrader("fetch")
-            listing = listing.get("value", listing) if isinstance(listing, dict) else listing
-            fetched = [a for a in listing if a.get("assignment_id") == ASSIGNMENT and a.get("status") == "fetched"]
-            check(f"{student} fetched {ASSIGNMENT} through their server", fetched, str(listing)[:300])
-            path = f"/api/contents/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
-            r = person.server("GET", path)
-            check(f"{student}'s copy is in their home", r.status_code == 200, r.status_code)
-            nb = nbformat.from_dict(r.json()["content"])
-            filled = fill(nb, answers[student])
-            r = person.server("PUT", path, json={"type": "notebook", "format": "json", "content": filled})
-            check(f"{student} saves the filled-in notebook", r.status_code == 200, f"{r.status_code} {r.text[:200]}")
-            owner = pwd.getpwuid((homes[student] / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").stat().st_uid).pw_name
-            check(f"{student}'s notebook belongs to {student}", owner == student, owner)
-            handed_in[student] = filled
+def stage(test):
+    """A stage of the deployment: its named checks all run, then the stage fails if any failed."""
+    @functools.wraps(test)
+    def run(d, check, *args, **kwargs):
+        try:
+            test(d, check, *args, **kwargs)
+        finally:
+            check.node.user_properties.append(("checks_summary", f"deploy, {test.__name__[5:]}: {check.summary()}"))
+        assert not check.failed, "failed checks:\n" + "\n".join(f"  {n}: {x}" for n, x in check.failed)
+    return run
 
-        # the hostile student runs the cell in a kernel of their own server
-        status, out = people[HOSTILE].run_code(answers[HOSTILE]["funtime1-answer"])
-        probes = dict(re.findall(r"^PROBE (\S+) (\S+)", out, re.M))
-        print(f"  hostile code, as {HOSTILE}: {probes}")
-        for what in ("list-classmate-home", "read-classmate-notebook", "list-course-folder",
-                     "read-gradebook-password", "list-inbound"):
-            check(f"hostile code cannot {what.replace('-', ' ')}", probes.get(what) == "denied", out[-500:])
-        forged = list(inbound.glob(f"{CORRECT}+{ASSIGNMENT}+{FORGED_TIMESTAMP}+forged"))
-        check("hostile code planted a submission under a classmate's name (the exchange allows it)",
-              probes.get("forge-submission") == "created" and forged, out[-300:])
 
-        for student in STUDENTS:
-            result = people[student].nbgrader("submit")
-            result = result.get("value", result) if isinstance(result, dict) else result
-            ok = isinstance(result, list) and any(a.get("status") == "submitted" for a in result)
-            check(f"{student} submits through their server", ok, str(result)[:300])
-        mine = [p for p in inbound.iterdir() if p.name.startswith(f"{HOSTILE}+")]
-        check("the submission in the exchange belongs to its student",
-              mine and all(pwd.getpwuid(p.stat().st_uid).pw_name == HOSTILE for p in mine))
-        times["fetch, fill, run, submit"] = time.monotonic() - t
+def attempt(d, check, name, refused, detail="", known=None):
+    """One thing the hostile student tries: recorded for the report, and a check that it was refused.
 
-        # -- isolation --------------------------------------------------------------------
-        eve, ada = people[HOSTILE], people[CORRECT]
-        r = eve.server("GET", "/api/contents", owner=CORRECT)
-        check("a student's token is refused on another student's server", r.status_code in (403, 404), r.status_code)
-        r = eve.server("GET", "/formgrader", owner=INSTRUCTOR)
-        check("a student's token is refused on the Formgrader", r.status_code in (403, 404), r.status_code)
-        r = eve.server("GET", "/api/contents", owner=INSTRUCTOR)
-        check("a student's token is refused on the instructor's server", r.status_code in (403, 404), r.status_code)
-        r = eve.server("GET", "/formgrader/api/assignments", owner=INSTRUCTOR)
-        check("a student's token is refused on the Formgrader's API", r.status_code in (403, 404), r.status_code)
-        r = eve.server("GET", "/formgrader/api/assignments")
-        check("a student's own server has no Formgrader", r.status_code == 404, r.status_code)
-        r = people[INSTRUCTOR].server("GET", "/formgrader/api/assignments")
-        check("the instructor's own token opens the Formgrader's API", r.status_code == 200 and ASSIGNMENT in r.text,
+    ``known``: why it is expected to succeed for now (the stage is marked expected-fail for it).
+    """
+    d["attempts"].append((name, bool(refused), str(detail)[:200], known))
+    return check(f"hostile student: {name} is refused", refused, detail)
+
+
+def _set_password(d, user):
+    d["passwords"][user] = secrets.token_urlsafe(16)
+    subprocess.run(["chpasswd"], input=f"{user}:{d['passwords'][user]}\n", text=True, check=True)
+
+
+# -- 1. what setup made ------------------------------------------------------------------------
+
+@stage
+def test_setup_made_folders_with_their_modes(d, check):
+    cfg = d["cfg"]
+    course, exchange, secret = Path(cfg["course_dir"]), Path(cfg["exchange"]), Path(cfg["gradebook_secret"])
+    uid = lambda u: pwd.getpwnam(u).pw_uid  # noqa: E731
+    import grp
+    gid = grp.getgrnam(GRADERS).gr_gid
+    for user in (INSTRUCTOR,) + STUDENTS:
+        home = Path(pwd.getpwnam(user).pw_dir)
+        check(f"home of {user} is 0700", stat.S_IMODE(home.stat().st_mode) == 0o700, oct(home.stat().st_mode))
+    check(f"the instructor is in {GRADERS}, no student is",
+          INSTRUCTOR in grp.getgrnam(GRADERS).gr_mem and not set(STUDENTS) & set(grp.getgrnam(GRADERS).gr_mem))
+
+    def mode_owner(path, mode, owner, group_id):
+        st = os.stat(path)
+        return (stat.S_IMODE(st.st_mode) == mode and st.st_uid == owner and st.st_gid == group_id,
+                f"{oct(stat.S_IMODE(st.st_mode))} uid {st.st_uid} gid {st.st_gid}")
+
+    check("course folder: the graders' group's, 2770", *mode_owner(course, 0o2770, uid(INSTRUCTOR), gid))
+    check("course folder is in no one's home", not str(course).startswith("/home"), course)
+    check("gradebook password: root's, readable by the graders' group only (0640)", *mode_owner(secret, 0o640, 0, gid))
+    check("exchange root: root's, 0755 (no one else creates a course in it)", *mode_owner(exchange, 0o755, 0, 0))
+    for sub, mode in (("", 0o2775), ("outbound", 0o2775), ("inbound", 0o3773), ("feedback", 0o2771)):
+        check(f"exchange/{COURSE_ID}/{sub}: the instructor's, {oct(mode)}",
+              *mode_owner(exchange / COURSE_ID / sub, mode, uid(INSTRUCTOR), gid))
+    check("the copy setup ran from was readable by every user (as a fresh clone)", d["clone_readable"])
+    st = (CLONE / "source").stat()
+    check("setup removed other users' access to the clone's solutions", not st.st_mode & 0o007, oct(st.st_mode))
+    check("venv built from the system Python, not one under /root",
+          not os.path.realpath(Path(cfg["venv"]) / "bin" / "python").startswith("/root"))
+    for name, pidfile in (("supervisord", PREFIX / "run" / "supervisord.pid"),
+                          ("jupyterhub", PREFIX / "run" / "jupyterhub.pid"),
+                          ("proxy", PREFIX / "run" / "proxy.pid"),
+                          ("postgresql", PREFIX / "pgdata" / "postmaster.pid")):
+        check(f"{name} is running", _alive(_pid_of(pidfile) or 0), pidfile)
+    ps = subprocess.run([str(PREFIX / "venv" / "bin" / "supervisorctl"), "-c", str(PREFIX / "etc" / "supervisord.conf"),
+                         "status"], capture_output=True, text=True).stdout
+    check("supervisord runs PostgreSQL and JupyterHub", re.search(r"postgresql\s+RUNNING", ps)
+          and re.search(r"jupyterhub\s+RUNNING", ps), ps)
+    mounts = Path("/proc/mounts").read_text()
+    hidden = re.search(r"^proc /proc proc \S*hidepid=(2|invisible)", mounts, re.M)
+    check("/proc is mounted with hidepid=2", hidden, [m for m in mounts.splitlines() if m.startswith("proc /proc ")])
+    d["hidepid"] = bool(hidden)
+
+
+# -- 2. logins -----------------------------------------------------------------------------------
+
+@stage
+def test_each_person_logs_in_with_their_own_password(d, check):
+    base, sh = d["base"], d["shell"]
+    r = requests_login(base, CORRECT, "anything")
+    check("an account without a password yet cannot log in", r.status_code != 302, r.status_code)
+    for user in (INSTRUCTOR,) + STUDENTS:
+        _set_password(d, user)
+    p = sh.run(d["setup"] + ["--password", CORRECT], check=False)
+    first = re.search(r"First password of \S+ .*: (\S+)", p.stdout)
+    check("setup.sh --password prints a first password", p.returncode == 0 and first, p.stdout[-300:])
+    if first:
+        check("that first password logs in", requests_login(base, CORRECT, first.group(1)).status_code == 302)
+    _set_password(d, CORRECT)
+    check("the first password no longer logs in once changed",
+          not first or requests_login(base, CORRECT, first.group(1)).status_code != 302)
+    people = {u: HubUser(base, u) for u in (INSTRUCTOR,) + STUDENTS}
+    for user, person in people.items():
+        r, _ = person.login(d["passwords"][user])
+        check(f"{user} logs in with their own password", r.status_code == 302, f"{r.status_code} {r.text[:200]}")
+    d["people"] = people
+    check("a wrong password is refused", requests_login(base, CORRECT, "not-the-password").status_code != 302)
+    check("a Linux user outside the course (root) cannot log in",
+          requests_login(base, "root", d["passwords"][HOSTILE]).status_code != 302)
+    eve = d["passwords"][HOSTILE]
+    for victim in (CORRECT, INSTRUCTOR):
+        for what, password in (("her own password", eve), ("an empty password", ""),
+                               ("the victim's name as password", victim)):
+            r = requests_login(base, victim, password)
+            attempt(d, check, f"log in as {victim} with {what}", r.status_code != 302, r.status_code)
+
+
+def requests_login(base, user, password):
+    person = HubUser(base, user)
+    r, _ = person.login(password)
+    return r
+
+
+# -- 3. the class starts at once; a latecomer and a TA join the running hub -------------------
+
+@stage
+def test_servers_start_while_the_course_grows(d, check):
+    sh, base, people = d["shell"], d["base"], d["people"]
+    course = Path(d["cfg"]["course_dir"])
+    t = time.monotonic()
+    spawning = ThreadPoolExecutor(len(people))
+    requested = {user: spawning.submit(person.start_server) for user, person in people.items()}
+    with ThreadPoolExecutor(3) as pool:
+        jobs = [pool.submit(sh.run, ["nbgrader", "release_assignment", ASSIGNMENT], user=INSTRUCTOR, cwd=course),
+                pool.submit(sh.run, d["setup"] + ["--add-student", LATECOMER]),
+                pool.submit(sh.run, d["setup"] + ["--add-grader", TA])]
+        for job in jobs:
+            job.result()
+    for user in (LATECOMER, TA):
+        _set_password(d, user)
+    for user in (LATECOMER, TA):
+        person = HubUser(base, user)
+        r, _ = person.login(d["passwords"][user])
+        check(f"{user}, added to the running hub, logs in (no restart)", r.status_code == 302, r.status_code)
+        people[user] = person
+    for what, password in (("her own password", d["passwords"][HOSTILE]), ("an empty password", ""),
+                           ("the TA's name as password", TA)):
+        r = requests_login(base, TA, password)
+        attempt(d, check, f"log in as the TA {TA} with {what}", r.status_code != 302, r.status_code)
+    import grp
+    check(f"the TA is in {GRADERS}", TA in grp.getgrnam(GRADERS).gr_mem)
+    check("the added student's home is 0700",
+          stat.S_IMODE(os.stat(pwd.getpwnam(LATECOMER).pw_dir).st_mode) == 0o700)
+    outbound_nb = Path(d["cfg"]["exchange"]) / COURSE_ID / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    check("assignment is in the exchange's outbound folder", outbound_nb.is_file())
+    for user, future in requested.items():
+        r = future.result()
+        check(f"{user}'s server is requested through the hub API", r.status_code in (201, 202),
               f"{r.status_code} {r.text[:200]}")
-        import requests
-        r = requests.get(f"{base}/hub/api/users/{CORRECT}", headers={"Authorization": f"token {eve.token}"}, timeout=30)
-        check("a student's token cannot read another student's hub record", r.status_code in (403, 404), r.status_code)
-        r = requests.get(f"{base}/user/{CORRECT}/api/contents", cookies=eve.session.cookies, timeout=30, allow_redirects=False)
-        check("a student's browser session does not open another student's server", r.status_code != 200, r.status_code)
-        for what, cmd in [("another student's home", ["ls", str(homes[CORRECT])]),
-                          ("the course folder", ["ls", str(course)]),
-                          ("the gradebook password", ["cat", str(secret_file)]),
-                          ("the hub's shared password", ["cat", str(PREFIX / "hub" / "shared-password")]),
-                          ("the hub's log", ["cat", str(PREFIX / "log" / "jupyterhub.log")]),
-                          ("PostgreSQL's log", ["cat", str(PREFIX / "log" / "postgresql.log")]),
-                          ("the instructor's nbgrader configuration", ["cat", str(homes[INSTRUCTOR] / ".jupyter" / "nbgrader_config.py")])]:
-            p = sh.run(cmd, user=PARTIAL, check=False)
-            check(f"a student cannot read {what}", p.returncode != 0 and "ermission denied" in p.stderr, p.stderr.strip())
-        p = sh.run(["python", "-c", "import psycopg, sys; psycopg.connect(host='127.0.0.1', port=int(sys.argv[1]), "
-                    "dbname=sys.argv[2], user=sys.argv[3], password='guess', connect_timeout=5)",
-                    str(cfg["pg_port"]), cfg["db_name"], cfg["db_role"]], user=PARTIAL, check=False)
-        check("a student cannot log in to the gradebook database", p.returncode != 0 and "password authentication failed" in p.stderr,
-              p.stderr.strip()[-200:])
+    spawning.shutdown()
+    people[TA].start_server()
+    for user, person in people.items():
+        if user == LATECOMER:
+            continue
+        check(f"{user}'s server is ready", person.wait_ready(timeout=180))
+        person.make_token()
+    d["times"]["login and spawn of 4 servers (release meanwhile)"] = time.monotonic() - t
+    for user in (INSTRUCTOR, TA) + STUDENTS:
+        procs = subprocess.run(["pgrep", "-u", user, "-f", "jupyterhub-singleuser"], capture_output=True, text=True)
+        check(f"{user}'s server runs as {user}", procs.stdout.strip() != "")
 
-        # -- the instructor grades with the course's own pipeline ---------------------------
-        t = time.monotonic()
-        p = sh.run(["nbgrader", "collect", ASSIGNMENT], user=INSTRUCTOR, cwd=course)
-        check("collect refuses the submission planted under a classmate's name",
-              f"claims to be from {CORRECT} but belongs to {HOSTILE}" in p.stdout + p.stderr, (p.stdout + p.stderr)[-500:])
-        collected = sorted(d.name for d in (course / "submitted").iterdir())
-        check("collect took one submission from each student", collected == sorted(STUDENTS), collected)
-        got = nbformat.read(course / "submitted" / CORRECT / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-        check(f"{CORRECT}'s collected notebook is the one {CORRECT} handed in",
-              [c.source for c in got.cells] == [c.source for c in handed_in[CORRECT].cells])
-        # the same inbound folder collected by nbgrader's own collector: it only warns, and takes the forgery
-        plain = sh.run(["nbgrader", "collect", ASSIGNMENT, "--CourseDirectory.submitted_directory=plain-collect",
-                        "--ExchangeFactory.collect=nbgrader.exchange.default.collect.ExchangeCollect"],
-                       user=INSTRUCTOR, cwd=course)
-        taken = course / "plain-collect" / CORRECT / ASSIGNMENT / "timestamp.txt"
-        check("(nbgrader's own collect would have taken the forgery as the classmate's submission)",
-              taken.is_file() and taken.read_text().strip() == FORGED_TIMESTAMP, (plain.stdout + plain.stderr)[-300:])
-        shutil.rmtree(course / "plain-collect", ignore_errors=True)
-        times["collect"] = time.monotonic() - t
-        t = time.monotonic()
-        p = sh.run(["python", "-m", "grading", "autograde", ASSIGNMENT], user=INSTRUCTOR, cwd=course)
-        check("autograde graded the three submissions", f"graded 3 of 3" in p.stdout, p.stdout[-500:])
-        times["autograde (3 submissions)"] = time.monotonic() - t
-        t = time.monotonic()
-        sh.run(["python", "-m", "grading", "feedback", ASSIGNMENT], user=INSTRUCTOR, cwd=course)
-        with ThreadPoolExecutor(2) as pool:      # two independent commands
-            jobs = [pool.submit(sh.run, ["nbgrader", "release_feedback", ASSIGNMENT], user=INSTRUCTOR, cwd=course),
-                    pool.submit(sh.run, ["python", "-m", "grading", "grades", ASSIGNMENT], user=INSTRUCTOR, cwd=course)]
-            for job in jobs:
-                job.result()
-        times["feedback, release, grades"] = time.monotonic() - t
-        check("no SQLite gradebook was made: the grades are in PostgreSQL", not (course / "gradebook.db").exists())
-        with open(course / "grades.csv") as f:
-            rows = {r["student_id"]: r for r in csv.DictReader(f)}
-        got_scores = {s: rows.get(s, {}).get("score") for s in STUDENTS}
-        print(f"  grades from PostgreSQL: {got_scores} (expected {EXPECTED})")
-        request.node.user_properties.append(("report", f"deploy: grades exported from PostgreSQL {got_scores}, expected {EXPECTED}"))
-        for student, want in EXPECTED.items():
-            row = rows.get(student, {})
-            check(f"{student} scores {want}/{TOTAL}", row.get("status") == "graded" and row.get("score") == f"{want:g}",
-                  str(row))
-        partial = rows.get(PARTIAL, {})
-        check(f"{PARTIAL} loses exactly the PLA and pocket points",
-              partial.get("pla (/4)") == "0" and partial.get("pocket (/3)") == "0" and partial.get("predict (/3)") == "3",
-              str(partial))
-        def sql(query):  # the gradebook itself, read by PostgreSQL's superuser over the cluster's socket
-            return subprocess.run(["runuser", "-u", "postgres", "--", "psql", "-h", str(PREFIX / "run" / "postgresql"),
-                                   "-p", str(cfg["pg_port"]), "-d", cfg["db_name"], "-At", "-c", query],
-                                  capture_output=True, text=True).stdout.split()
 
-        in_db = {row.split("|")[0]: float(row.split("|")[1]) for row in sql(
+# -- 4. students fetch, fill in, submit; the hostile student tries her luck -------------------
+
+def _fetch_fill_save(d, check, student, answers, extra_markdown=None):
+    person = d["people"][student]
+    listing = person.nbgrader("fetch")
+    listing = listing.get("value", listing) if isinstance(listing, dict) else listing
+    fetched = [a for a in listing if a.get("assignment_id") == ASSIGNMENT and a.get("status") == "fetched"]
+    check(f"{student} fetched {ASSIGNMENT} through their server", fetched, str(listing)[:300])
+    path = f"/api/contents/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+    r = person.server("GET", path)
+    check(f"{student}'s copy is in their home", r.status_code == 200, r.status_code)
+    nb = nbformat.from_dict(r.json()["content"])
+    filled = fill(nb, answers)
+    if extra_markdown:
+        filled.cells.append(nbformat.v4.new_markdown_cell(extra_markdown))
+    r = person.server("PUT", path, json={"type": "notebook", "format": "json", "content": filled})
+    check(f"{student} saves the filled-in notebook", r.status_code == 200, f"{r.status_code} {r.text[:200]}")
+    d["handed_in"][student] = filled
+
+
+def _submit(d, check, student):
+    result = d["people"][student].nbgrader("submit")
+    result = result.get("value", result) if isinstance(result, dict) else result
+    ok = isinstance(result, list) and any(a.get("status") == "submitted" for a in result)
+    check(f"{student} submits through their server", ok, str(result)[:300])
+
+
+@stage
+def test_students_submit_and_the_hostile_student_tries_the_exchange(d, check):
+    inbound = Path(d["cfg"]["exchange"]) / COURSE_ID / "inbound"
+    ref = reference_bodies()
+    t = time.monotonic()
+    _fetch_fill_save(d, check, CORRECT, dict(ref))
+    _fetch_fill_save(d, check, PARTIAL, {k: v for k, v in ref.items() if k not in ("pla-solution", "pocket-solution")})
+    for student in (CORRECT, PARTIAL):
+        _submit(d, check, student)
+    mine = {s: [p for p in inbound.iterdir() if p.name.startswith(f"{s}+")] for s in (CORRECT, PARTIAL)}
+    d["entries"][CORRECT] = mine[CORRECT][0].name if mine[CORRECT] else "missing"
+    for s, entries in mine.items():
+        st = entries[0].stat() if entries else None
+        check(f"{s}'s submission is {s}'s, 0750, in the graders' group",
+              st and pwd.getpwuid(st.st_uid).pw_name == s and stat.S_IMODE(st.st_mode) & 0o777 == 0o750, st)
+    # eve: her cell tries what a student must not do, in her own kernel, then she submits
+    cell = _hostile_cell(d)
+    _fetch_fill_save(d, check, HOSTILE, dict(ref, **{"funtime1-answer": cell}), extra_markdown=PAYLOAD)
+    status, out = d["people"][HOSTILE].run_code(cell)
+    probes = dict(re.findall(r"^PROBE (\S+) (\S+)", out, re.M))
+    print(f"  hostile code, as {HOSTILE}: {probes}")
+    d["probes"] = probes
+    for what in ("list-classmate-home", "read-classmate-notebook", "list-course-folder", "read-gradebook-password",
+                 "read-solution-in-clone", "list-inbound", "squat-course-in-exchange", "write-exchange-course-folder",
+                 "write-outbound", "read-classmate-submission", "write-classmate-submission",
+                 "rename-classmate-submission"):
+        attempt(d, check, f"from her kernel: {what.replace('-', ' ')}", probes.get(what) == "denied", out[-400:])
+    if d.get("hidepid"):
+        attempt(d, check, "from her kernel: see other users' processes",
+                probes.get("see-other-users-processes") == "denied")
+    # planting entries in inbound is possible (inbound is -wx for students); collect must refuse them
+    check("(she can create entries in inbound: collect has to refuse them)",
+          probes.get("plant-submission-as-classmate") == "allowed"
+          and probes.get("plant-future-dated-submission") == "allowed", probes)
+    _submit(d, check, HOSTILE)
+    d["times"]["fetch, fill, run, submit"] = time.monotonic() - t
+
+
+# -- 5. isolation over HTTP and from a shell ---------------------------------------------------
+
+@stage
+def test_isolation_between_users(d, check):
+    import requests
+    base, sh, cfg, people = d["base"], d["shell"], d["cfg"], d["people"]
+    eve = people[HOSTILE]
+    auth = {"Authorization": f"token {eve.token}"}
+    for what, r in [
+            ("use her token on a classmate's server", eve.server("GET", "/api/contents", owner=CORRECT)),
+            ("use her token on the instructor's server", eve.server("GET", "/api/contents", owner=INSTRUCTOR)),
+            ("use her token on the instructor's Formgrader",
+             eve.server("GET", "/formgrader/api/assignments", owner=INSTRUCTOR)),
+            ("use her token on the TA's server", eve.server("GET", "/api/contents", owner=TA)),
+            ("use her token on the Formgrader service",
+             eve.server("GET", "/formgrader/api/assignments", prefix="/services/formgrader")),
+            ("read a classmate's hub record",
+             requests.get(f"{base}/hub/api/users/{CORRECT}", headers=auth, timeout=30)),
+            ("mint a token for a classmate",
+             requests.post(f"{base}/hub/api/users/{CORRECT}/tokens", json={}, headers=auth, timeout=30)),
+            ("mint a token for the instructor",
+             requests.post(f"{base}/hub/api/users/{INSTRUCTOR}/tokens", json={}, headers=auth, timeout=30)),
+            ("start the instructor's server",
+             requests.post(f"{base}/hub/api/users/{INSTRUCTOR}/server", headers=auth, timeout=30)),
+    ]:
+        attempt(d, check, what, r.status_code in (403, 404), r.status_code)
+    r = requests.get(f"{base}/user/{CORRECT}/api/contents", cookies=eve.session.cookies, timeout=30,
+                     allow_redirects=False)
+    attempt(d, check, "open a classmate's server with her browser session", r.status_code != 200, r.status_code)
+    r = eve.session.get(f"{base}/services/formgrader/formgrader", timeout=60)
+    attempt(d, check, "open the Formgrader service with her browser session",
+            r.status_code in (403, 404) or "formgrader" not in r.url or "Manage Assignments" not in r.text,
+            f"{r.status_code} {r.url}")
+    r = eve.server("GET", "/formgrader/api/assignments")
+    check("a student's own server has no Formgrader", r.status_code == 404, r.status_code)
+    for who in (TA, INSTRUCTOR):
+        r = people[who].server("GET", "/formgrader/api/assignments", prefix="/services/formgrader")
+        check(f"{who}'s token opens the Formgrader service", r.status_code == 200 and ASSIGNMENT in r.text,
+              f"{r.status_code} {r.text[:200]}")
+    r = people[TA].session.get(f"{base}/services/formgrader/formgrader", timeout=60)
+    check("the TA's browser session opens the Formgrader service", r.status_code == 200 and "formgrader" in r.url,
+          f"{r.status_code} {r.url}")
+    homes = {u: Path(pwd.getpwnam(u).pw_dir) for u in (INSTRUCTOR, CORRECT)}
+    for what, cmd in [("list a classmate's home", ["ls", str(homes[CORRECT])]),
+                      ("list the course folder", ["ls", cfg["course_dir"]]),
+                      ("read the gradebook password", ["cat", cfg["gradebook_secret"]]),
+                      ("read the hub's log", ["cat", str(PREFIX / "log" / "jupyterhub.log")]),
+                      ("read PostgreSQL's log", ["cat", str(PREFIX / "log" / "postgresql.log")]),
+                      ("read supervisord's configuration", ["cat", str(PREFIX / "etc" / "supervisord.conf")]),
+                      ("read the instructor's nbgrader configuration",
+                       ["cat", str(homes[INSTRUCTOR] / ".jupyter" / "nbgrader_config.py")])]:
+        p = sh.run(cmd, user=HOSTILE, check=False)
+        attempt(d, check, f"from a shell: {what}", p.returncode != 0 and "ermission denied" in p.stderr,
+                p.stderr.strip())
+    p = sh.run(["python", "-c", "import psycopg, sys; psycopg.connect(host='127.0.0.1', port=int(sys.argv[1]), "
+                "dbname=sys.argv[2], user=sys.argv[3], password='guess', connect_timeout=5)",
+                str(cfg["pg_port"]), cfg["db_name"], cfg["db_role"]], user=HOSTILE, check=False)
+    attempt(d, check, "log in to the gradebook database",
+            p.returncode != 0 and "password authentication failed" in p.stderr, p.stderr.strip()[-200:])
+    p = sh.run(["ls", cfg["course_dir"]], user=TA, check=False)
+    check("the TA can list the course folder", p.returncode == 0 and "source" in p.stdout, p.stderr)
+
+
+# -- 6. limits ----------------------------------------------------------------------------------
+
+@stage
+def test_each_server_has_memory_and_task_limits(d, check):
+    code = f'''
+import subprocess, sys, resource
+print("NPROC", resource.getrlimit(resource.RLIMIT_NPROC)[0])
+print("CGROUP", open("/proc/self/cgroup").read().replace("\\n", ";"))
+big = subprocess.run([sys.executable, "-c", "b = b'x' * ({MEM_LIMIT_MIB + 512} << 20); print('allocated')"],
+                     capture_output=True, text=True)
+print("BIG", big.returncode, "allocated" in big.stdout)
+many = subprocess.run([sys.executable, "-c", """
+import threading, time
+ev = threading.Event(); n = 0
+try:
+    for n in range(1, 5000):
+        threading.Thread(target=ev.wait, daemon=True).start()
+except RuntimeError:
+    print("stopped at", n)
+ev.set()
+"""], capture_output=True, text=True)
+print("MANY", many.stdout.strip().replace("\\n", " "))
+'''
+    status, out = d["people"][HOSTILE].run_code(code, timeout=120)
+    print(f"  limits seen by {HOSTILE}: {out.strip()}")
+    nproc = re.search(r"NPROC (\d+)", out)
+    check(f"tasks limit {TASKS_LIMIT} on a student's server", nproc and int(nproc.group(1)) == TASKS_LIMIT, out)
+    in_group = f"{COURSE_ID}-hub/{HOSTILE}" in out
+    check("the student's server runs in a control group of her own", in_group, out)
+    big = re.search(r"BIG (-?\d+) (True|False)", out)
+    attempt(d, check, f"allocate more than the {MEM_LIMIT_MIB} MiB limit", big and big.group(2) == "False", out)
+    many = re.search(r"MANY stopped at (\d+)", out)
+    attempt(d, check, "start 5000 threads (a fork bomb's first step)", many and int(many.group(1)) <= TASKS_LIMIT, out)
+    d["limits"] = out.strip()
+
+
+# -- 7. the TA grades; the instructor releases feedback --------------------------------------
+
+@stage
+def test_a_ta_grades_without_the_instructors_password(d, check, request):
+    sh, cfg = d["shell"], d["cfg"]
+    course = Path(cfg["course_dir"])
+    t = time.monotonic()
+    p = sh.run(["nbgrader", "collect", ASSIGNMENT], user=TA, cwd=course, check=False)
+    check("the TA collects", p.returncode == 0, (p.stdout + p.stderr)[-800:])
+    log = p.stdout + p.stderr
+    attempt(d, check, "hand in under a classmate's name (collect refuses it)",
+            f"claims to be from {CORRECT} but belongs to {HOSTILE}" in log, log[-500:])
+    collected = sorted(x.name for x in (course / "submitted").iterdir()) if (course / "submitted").is_dir() else []
+    check("collect took one submission from each student", collected == sorted(STUDENTS), collected)
+    got = nbformat.read(course / "submitted" / HOSTILE / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    attempt(d, check, "hide her real submission behind a future-dated one (collect takes the server's time)",
+            [c.source for c in got.cells] == [c.source for c in d["handed_in"][HOSTILE].cells])
+    stamp = (course / "submitted" / HOSTILE / ASSIGNMENT / "timestamp.txt").read_text()
+    check("the collected timestamp is the server's, not the one she wrote", "2099" not in stamp, stamp)
+    p = sh.run(["python", "-m", "grading", "autograde", ASSIGNMENT], user=TA, cwd=course, check=False)
+    check("the TA autogrades the three submissions", "graded 3 of 3" in p.stdout, (p.stdout + p.stderr)[-800:])
+    d["times"]["collect and autograde (3 submissions, by the TA)"] = time.monotonic() - t
+    t = time.monotonic()
+    p = sh.run(["python", "-m", "grading", "feedback", ASSIGNMENT], user=INSTRUCTOR, cwd=course, check=False)
+    check("the instructor generates feedback on the TA's grading", p.returncode == 0, (p.stdout + p.stderr)[-800:])
+    for cmd in (["nbgrader", "release_feedback", ASSIGNMENT], ["python", "-m", "grading", "grades", ASSIGNMENT]):
+        p = sh.run(cmd, user=INSTRUCTOR, cwd=course, check=False)
+        check(f"the instructor runs {' '.join(cmd[:3])}", p.returncode == 0, (p.stdout + p.stderr)[-800:])
+    d["times"]["feedback, release, grades"] = time.monotonic() - t
+    check("no SQLite gradebook was made: the grades are in PostgreSQL", not (course / "gradebook.db").exists())
+    with open(course / f"grades-{ASSIGNMENT}.csv") as f:
+        rows = {r["student_id"]: r for r in csv.DictReader(f)}
+    check("her grade is dated by the server, not by her forged timestamp",
+          not rows.get(HOSTILE, {}).get("timestamp", "2099").startswith("2099"), rows.get(HOSTILE))
+    got_scores = {s: rows.get(s, {}).get("score") for s in STUDENTS}
+    print(f"  grades from PostgreSQL: {got_scores} (expected {EXPECTED})")
+    request.node.user_properties.append(
+        ("report", f"deploy: grades exported from PostgreSQL {got_scores}, expected {EXPECTED}"))
+    for student, want in EXPECTED.items():
+        row = rows.get(student, {})
+        check(f"{student} scores {want}/{TOTAL}",
+              row.get("status") == "graded" and row.get("score") == f"{want:g}", str(row))
+    partial = rows.get(PARTIAL, {})
+    check(f"{PARTIAL} loses exactly the PLA and pocket points",
+          partial.get("pla (/4)") == "0" and partial.get("pocket (/3)") == "0" and partial.get("predict (/3)") == "3",
+          str(partial))
+    in_db = _scores_in_db(cfg)
+    d["scores_in_db"] = in_db
+    check("the PostgreSQL gradebook holds the same scores", in_db == {s: float(v) for s, v in EXPECTED.items()}, in_db)
+    roster = _sql(cfg, "SELECT id FROM student ORDER BY 1")
+    check("the gradebook's roster has every student, the added one too",
+          roster == sorted(STUDENTS + (LATECOMER,)), roster)
+    for student in STUDENTS:
+        d["people"][student].nbgrader("fetch_feedback")
+        home = Path(pwd.getpwnam(student).pw_dir)
+        pages = list((home / ASSIGNMENT / "feedback").glob(f"*/{ASSIGNMENT}.html"))
+        check(f"{student} fetched their feedback", len(pages) == 1, pages)
+        if pages:
+            text = pages[0].read_text()
+            score = re.search(r"Score:\s*([\d.]+)\s*/\s*([\d.]+)", re.sub(r"<[^>]+>", " ", text))
+            check(f"{student}'s feedback shows {EXPECTED[student]}/{TOTAL}",
+                  score and float(score.group(1)) == EXPECTED[student], score and score.group(0))
+            check(f"{student}'s feedback has no hidden test", "BEGIN HIDDEN TESTS" not in text)
+    graded = nbformat.read(course / "autograded" / HOSTILE / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    seen = "".join(o.get("text", "") for c in graded.cells for o in c.get("outputs", []))
+    at_grading = dict(re.findall(r"^PROBE (\S+) (\S+)", seen, re.M))
+    print(f"  hostile code, at autograde (sandboxed, the TA's grader): {at_grading}")
+    for what in ("list-classmate-home", "read-classmate-notebook", "list-course-folder", "read-gradebook-password",
+                 "list-inbound", "plant-submission-as-classmate", "write-classmate-submission"):
+        attempt(d, check, f"at autograde: {what.replace('-', ' ')}", at_grading.get(what) == "denied", at_grading)
+
+
+def _sql(cfg, query):  # the gradebook itself, read by PostgreSQL's superuser over the cluster's socket
+    return subprocess.run(["runuser", "-u", "postgres", "--", "psql", "-h", str(PREFIX / "run" / "postgresql"),
+                           "-p", str(cfg["pg_port"]), "-d", cfg["db_name"], "-At", "-c", query],
+                          capture_output=True, text=True).stdout.split()
+
+
+def _scores_in_db(cfg):
+    return {row.split("|")[0]: float(row.split("|")[1]) for row in _sql(cfg,
             "SELECT s.student_id, SUM(COALESCE(g.manual_score, g.auto_score)) FROM grade g "
             "JOIN submitted_notebook n ON g.notebook_id = n.id "
             "JOIN submitted_assignment s ON n.assignment_id = s.id GROUP BY s.student_id ORDER BY 1")}
-        check("the PostgreSQL gradebook holds the same scores", in_db == {s: float(v) for s, v in EXPECTED.items()}, in_db)
-        roster = sql("SELECT id FROM student ORDER BY 1")
-        check("the gradebook's roster has every student, the added one too",
-              roster == sorted(STUDENTS + (LATECOMER,)), roster)
 
-        # -- students fetch their feedback -------------------------------------------------
-        t = time.monotonic()
-        for student in STUDENTS:
-            people[student].nbgrader("fetch_feedback")
-            pages = list((homes[student] / ASSIGNMENT / "feedback").glob(f"*/{ASSIGNMENT}.html"))
-            check(f"{student} fetched their feedback", len(pages) == 1, pages)
-            if pages:
-                text = pages[0].read_text()
-                score = re.search(r"Score:\s*([\d.]+)\s*/\s*([\d.]+)", re.sub(r"<[^>]+>", " ", text))
-                check(f"{student}'s feedback shows {EXPECTED[student]}/{TOTAL}",
-                      score and float(score.group(1)) == EXPECTED[student], score and score.group(0))
-                check(f"{student}'s feedback has no hidden test", "BEGIN HIDDEN TESTS" not in text)
-        times["fetch feedback"] = time.monotonic() - t
 
-        # at grading time the submission's code runs in the grader's sandbox: it reaches nothing
-        graded = nbformat.read(course / "autograded" / HOSTILE / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-        seen = "".join(o.get("text", "") for c in graded.cells for o in c.get("outputs", []))
-        at_grading = dict(re.findall(r"^PROBE (\S+) (\S+)", seen, re.M))
-        print(f"  hostile code, at autograde (sandboxed, as {INSTRUCTOR}'s grader): {at_grading}")
-        request.node.user_properties.append(("report", f"deploy: hostile code at autograde: {at_grading}"))
-        for what in ("list-classmate-home", "read-classmate-notebook", "list-course-folder",
-                     "read-gradebook-password", "list-inbound"):
-            check(f"at autograde, hostile code cannot {what.replace('-', ' ')}", at_grading.get(what) == "denied",
-                  at_grading)
-        forged_at_grading = [p for p in inbound.iterdir() if FORGED_TIMESTAMP in p.name
-                             and pwd.getpwuid(p.stat().st_uid).pw_name != HOSTILE]
-        check("at autograde, hostile code planted nothing in the exchange", not forged_at_grading, forged_at_grading)
+# -- 7b. the hostile student's HTML in the grader's browser ----------------------------------
 
-        # -- no password in any log or output ------------------------------------------------
-        texts = list(sh.printed)
-        for folder in (PREFIX / "log", course / "autograded", course / "feedback", exchange):
-            texts += [p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file()]
-        texts += [p.read_text(errors="replace") for p in course.glob("grades*")]
-        texts += [p.read_text(errors="replace") for s in STUDENTS for p in (homes[s] / ASSIGNMENT).rglob("*") if p.is_file()]
-        cmdlines = []
-        for proc in Path("/proc").glob("[0-9]*/cmdline"):
-            try:
-                cmdlines.append(proc.read_bytes().replace(b"\0", b" ").decode(errors="replace"))
-            except OSError:
-                pass
-        for name, secret in (("gradebook", gradebook_password), ("shared login", shared_password)):
-            leaks = sum(secret in text for text in texts)
-            check(f"the {name} password is in no log, output or file of the run ({len(texts)} searched)", leaks == 0,
-                  f"found in {leaks}")
-            check(f"the {name} password is on no process's command line", not any(secret in c for c in cmdlines))
-    finally:
-        # -- teardown: everything stops -------------------------------------------------------
-        t = time.monotonic()
-        pids = {n: (PREFIX / "run" / f"{n}.pid").read_text().strip() for n in ("jupyterhub", "proxy", "postgresql")
-                if (PREFIX / "run" / f"{n}.pid").is_file()}
-        p = subprocess.run(deployment["teardown"], capture_output=True, text=True, timeout=120)
-        times["teardown"] = time.monotonic() - t
-        check("teardown.sh stops everything", p.returncode == 0, p.stderr[-500:])
-        check("hub, proxy and PostgreSQL are gone", pids and not _gone(list(pids.values())), pids)
-        left = _processes_of((INSTRUCTOR, LATECOMER) + STUDENTS)
-        check("no process of the course's users is left (servers, kernels)", not left, left)
-        times["total (after setup)"] = time.monotonic() - t0
-        print("  timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()))
-        line = f"deploy: {check.summary()}"
-        print(line)
-        request.node.user_properties.append(("checks_summary", line))
-        request.node.user_properties.append(("report", "deploy: timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items())))
-    assert not check.failed, "failed checks:\n" + "\n".join(f"  {n}: {d}" for n, d in check.failed)
+UNSANITISED = ("nbgrader's Formgrader renders a submission's Markdown and outputs as they are, so the "
+               "student's HTML runs in the grader's page until the course's sanitizer and CSP reach it")
+
+
+@pytest.mark.xfail(reason=UNSANITISED, strict=False)
+@stage
+def test_her_script_does_not_run_in_the_graders_browser(d, check):
+    """Chromium, logged in to the hub as the TA, opens her submission in the Formgrader service."""
+    from labdriver import HOW_TO_INSTALL, find_browser, launch_browser
+    executable = find_browser()
+    if executable is None:
+        if os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
+            pytest.fail(HOW_TO_INSTALL)
+        pytest.skip(HOW_TO_INSTALL)
+    from playwright.sync_api import sync_playwright
+    ta = d["people"][TA]
+    r = ta.server("GET", f"/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{ASSIGNMENT}",
+                  prefix="/services/formgrader")
+    ids = {row["student"]: row["id"] for row in r.json()} if r.status_code == 200 else {}
+    check("the Formgrader lists her submission", HOSTILE in ids, f"{r.status_code} {r.text[:300]}")
+    if HOSTILE not in ids:
+        return
+    with sync_playwright() as p:
+        browser = launch_browser(p, executable)
+        try:
+            page = browser.new_context().new_page()
+            page.goto(f"{d['base']}/hub/login")
+            page.fill("input[name=username]", TA)
+            page.fill("input[name=password]", d["passwords"][TA])
+            page.click("input[type=submit], button[type=submit]")
+            page.wait_for_url(re.compile(r".*/(user|hub)/.*"))
+            page.goto(f"{d['base']}/services/formgrader/formgrader/submissions/{ids[HOSTILE]}/", wait_until="load")
+            shown = page.locator("text=Notes.").count()
+            check("the TA sees her submission (with her Markdown) in the Formgrader", shown > 0, page.url)
+            page.wait_for_load_state("networkidle")
+            ran = page.evaluate("window.__eve_ran || null")
+        finally:
+            browser.close()
+    attempt(d, check, "run her script in the grader's browser (Formgrader, Chromium)", ran is None, ran,
+            known=UNSANITISED)
+
+
+# -- 8. crashes: everything comes back by itself -------------------------------------------
+
+@stage
+def test_postgresql_the_hub_and_the_proxy_come_back_after_a_crash(d, check):
+    cfg, base = d["cfg"], d["base"]
+    t = time.monotonic()
+    pidfiles = {"postgresql": PREFIX / "pgdata" / "postmaster.pid", "jupyterhub": PREFIX / "run" / "jupyterhub.pid"}
+    before = {name: _pid_of(path) for name, path in pidfiles.items()}
+    for name, pid in before.items():
+        check(f"{name} runs before the crash", pid and _alive(pid), pid)
+        if pid:
+            os.kill(int(pid), signal.SIGKILL)
+    check("both are gone", not _gone([p for p in before.values() if p], timeout=10))
+    for name, path in pidfiles.items():
+        pid = _wait(lambda path=path, old=before[name]: (p := _pid_of(path)) and p != old and _alive(p) and p,
+                    timeout=60)
+        check(f"{name} is restarted by the supervisor", pid, pid)
+    check("the hub answers again", _wait(lambda: _hub_up(base), timeout=90))
+    check("the gradebook answers with every score",
+          _wait(lambda: _scores_in_db(cfg) == d.get("scores_in_db"), timeout=60), _scores_in_db(cfg))
+    proxy = _pid_of(PREFIX / "run" / "proxy.pid")
+    if proxy and _alive(proxy):
+        os.kill(int(proxy), signal.SIGKILL)
+        _gone([proxy])
+    new_proxy = _wait(lambda: (p := _pid_of(PREFIX / "run" / "proxy.pid")) and p != proxy and _alive(p) and p,
+                      timeout=60)
+    check("the proxy is restarted by the hub", new_proxy, new_proxy)
+    ada = d["people"][CORRECT]
+    r = _wait(lambda: ada.server("GET", "/api/contents").status_code == 200, timeout=90)
+    check(f"{CORRECT}'s server survived and is reachable again with her token", r)
+    r, _ = HubUser(base, PARTIAL).login(d["passwords"][PARTIAL])
+    check("logins work again", r.status_code == 302, r.status_code)
+    r = _wait(lambda: d["people"][TA].server("GET", "/formgrader/api/assignments",
+                                             prefix="/services/formgrader").status_code == 200, timeout=90)
+    check("the Formgrader service is back", r)
+    d["times"]["crash recovery"] = time.monotonic() - t
+
+
+# -- 9. a re-run keeps the deployment ------------------------------------------------------------
+
+@stage
+def test_setup_rerun_with_no_options_keeps_the_configuration(d, check):
+    before = (PREFIX / "etc" / "deploy.json").read_text()
+    p = d["shell"].run([str(CLONE / "deploy" / "setup.sh"), "--prefix", str(PREFIX)], check=False, timeout=600)
+    check("setup.sh re-runs", p.returncode == 0, (p.stdout + p.stderr)[-800:])
+    check("deploy.json is unchanged", (PREFIX / "etc" / "deploy.json").read_text() == before)
+    check("no default user was created", subprocess.run(["id", "-u", "student01"], capture_output=True).returncode != 0)
+    check("the hub answers", _wait(lambda: _hub_up(d["base"]), timeout=90))
+    r = _wait(lambda: d["people"][CORRECT].server("GET", "/api/contents").status_code == 200, timeout=90)
+    check("a student's running server is still there", r)
+    check("the grades are still there", _scores_in_db(d["cfg"]) == d.get("scores_in_db"))
+
+
+# -- 10. no password anywhere; the hostile student's report ----------------------------------
+
+@stage
+def test_no_password_in_logs_outputs_or_command_lines(d, check):
+    cfg = d["cfg"]
+    course = Path(cfg["course_dir"])
+    texts = list(d["shell"].printed)
+    for folder in (PREFIX / "log", course / "autograded", course / "feedback", Path(cfg["exchange"])):
+        texts += [p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file()]
+    texts += [p.read_text(errors="replace") for p in course.glob("grades*")]
+    cmdlines = []
+    for proc in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            cmdlines.append(proc.read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:
+            pass
+    secrets_ = {"gradebook": Path(cfg["gradebook_secret"]).read_text().strip()}
+    secrets_.update({f"{u}'s login": pw for u, pw in d["passwords"].items()})
+    for name, secret in secrets_.items():
+        leaks = sum(secret in text for text in texts)
+        check(f"the {name} password is in no log, output or file of the run ({len(texts)} searched)", leaks == 0,
+              f"found in {leaks}")
+        check(f"the {name} password is on no process's command line", not any(secret in c for c in cmdlines))
+
+
+def test_hostile_student_report(d, request):
+    lines = [f"  [{'refused' if ok else 'ALLOWED'}] {name}" + ("" if ok else f": {detail}")
+             + (f" (expected for now: {known})" if known and not ok else "")
+             for name, ok, detail, known in d["attempts"]]
+    print(f"\nhostile student {HOSTILE}: {len(d['attempts'])} attempts")
+    print("\n".join(lines))
+    allowed = [ln for (_, ok, _, known), ln in zip(d["attempts"], lines, strict=True) if not ok and not known]
+    request.node.user_properties.append(("report", f"deploy: hostile student: {len(d['attempts'])} attempts, "
+                                                   f"{sum(not a[1] for a in d['attempts'])} allowed"))
+    assert d["attempts"], "no attempt was recorded"
+    assert not allowed, "attempts that were not refused:\n" + "\n".join(allowed)
+
+
+# -- 11. teardown ---------------------------------------------------------------------------------
+
+@stage
+def test_teardown_stops_everything(d, check):
+    t = time.monotonic()
+    pids = {n: _pid_of(p) for n, p in (("supervisord", PREFIX / "run" / "supervisord.pid"),
+                                        ("jupyterhub", PREFIX / "run" / "jupyterhub.pid"),
+                                        ("proxy", PREFIX / "run" / "proxy.pid"),
+                                        ("postgresql", PREFIX / "pgdata" / "postmaster.pid"))}
+    p = subprocess.run(d["teardown"], capture_output=True, text=True, timeout=180)
+    d["times"]["teardown"] = time.monotonic() - t
+    check("teardown.sh stops everything", p.returncode == 0, p.stderr[-500:])
+    running = [p for p in pids.values() if p]
+    check("supervisord, hub, proxy and PostgreSQL are gone", running and not _gone(running), pids)
+    left = _processes_of(EVERYONE)
+    check("no process of the course's users is left (servers, kernels)", not left, left)

@@ -414,6 +414,22 @@ def test_one_failed_connection_spares_the_other_files_the_wait(offline, monkeypa
     assert len(calls) == 1
 
 
+def test_a_server_that_never_answers_is_given_up_on(offline, monkeypatch):
+    """A mirror that accepts the connection and then says nothing: the download gives up after
+    DOWNLOAD_TIMEOUT instead of hanging, and the next file does not wait again."""
+    import socket
+
+    monkeypatch.setattr(cl.data, "DOWNLOAD_TIMEOUT", 0.5)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)                                          # connections queue up, never answered
+        base_url = f"http://127.0.0.1:{silent.getsockname()[1]}/"
+        with pytest.raises(cl.DataUnavailableError, match="timed out"):
+            cl.load_homework("hw1_15_train.dat", base_url=base_url)
+        with pytest.raises(cl.DataUnavailableError, match="did not answer earlier"):
+            cl.load_homework("hw1_18_train.dat", base_url=base_url)
+
+
 def test_the_standins_say_so_in_one_line(offline, capsys):
     images = cl.load_digit_images(rng=0)
     out = capsys.readouterr().out
@@ -538,7 +554,7 @@ def test_an_oversized_download_is_cut_off_and_refused(http_folder, offline):
 
 
 @pytest.mark.data
-def test_every_loader_through_a_mirror_of_the_reference_folder(offline, monkeypatch):
+def test_every_loader_through_a_mirror_of_the_reference_folder(offline, monkeypatch, capsys):
     """``COURSE_DATA_URL`` names a mirror with the reference folder's layout: an empty cache fills
     from it, every file checked, and then no second request is made."""
     with serve(reference_dir()) as (base_url, requests):
@@ -547,6 +563,8 @@ def test_every_loader_through_a_mirror_of_the_reference_folder(offline, monkeypa
         feats = {split: cl.load_features(split) for split in ("train", "test")}
         hw = {name: cl.load_homework(name) for name in ("hw1_15_train.dat", "hw1_18_train.dat", "hw1_18_test.dat")}
         assert sorted(requests) == sorted(f"/{f.subdir}/{f.name}" for f in dg.DATA_FILES.values())
+        progress = capsys.readouterr().err                              # a progress bar per download
+        assert all(f"downloading {name}" in progress for name in dg.DATA_FILES) and "1.83M" in progress
         cache = offline / "cache" / dg.CACHE_SUBDIR
         for info in dg.DATA_FILES.values():
             assert hashlib.sha256((cache / info.name).read_bytes()).hexdigest() == info.sha256

@@ -108,6 +108,16 @@ def test_a_forged_reply_then_a_deaf_process_fails_the_cell_and_never_blocks():
     assert outcomes(report) == ["ok", "timeout", "ok"]
 
 
+def test_a_function_that_answers_for_itself_and_keeps_running_fails_its_test_only():
+    nb, tests = notebook(_forge('{"result": 1, "error": None, "stdout": ""}')
+                         + "def f():\n    forge()\n    while True:\n        pass\n"
+                         + "def h():\n    return 3",
+                         ("test", "t1", "assert f() == 1"),
+                         ("test", "t2", "assert h() == 3"))
+    _, report = run(nb, tests, timeout=3)
+    assert outcomes(report) == ["ok", "protocol", "ok"]
+
+
 def test_replies_that_answer_no_request_fail_the_cell():
     nb, tests = notebook(_forge('{"result": 1, "error": None, "stdout": ""}')
                          + "def f():\n    forge({'id': 10**6, 'result': 5})\n    return 1\n"
@@ -142,13 +152,15 @@ def test_oversized_and_malformed_messages_fail_the_cell_and_stay_small():
     assert len(json.dumps(done)) < 200_000
 
 
-def test_forged_huge_output_is_capped_where_it_is_recorded():
+def test_forged_huge_output_fails_the_cell_and_the_notebook_stays_small():
     nb, tests = notebook("print('y' * 10**7)",
-                         _forge('{"error": None, "stdout": "x" * (25 * 1024**2)}') + "forge()\nwhile True:\n    pass")
+                         _forge('{"error": None, "stdout": "x" * (25 * 1024**2)}') + "forge()\nwhile True:\n    pass",
+                         _forge('{"error": {"ename": "E", "evalue": "x" * (25 * 1024**2)}, "stdout": ""}') + "forge()",
+                         "z = 3", ("test", "t", "assert z == 3"))
     done, report = run(nb, tests, timeout=5)
-    assert outcomes(report) == ["ok", "ok"]
+    assert outcomes(report) == ["ok", "protocol", "protocol", "ok", "ok"]
     assert len(json.dumps(done)) < 200_000
-    assert all("more characters" in cell.outputs[0]["text"] for cell in done.cells)
+    assert "more characters" in done.cells[0].outputs[0]["text"]
 
 
 def test_too_many_scratch_files_fail_the_cell_and_a_fresh_start_is_clean():

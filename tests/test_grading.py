@@ -396,3 +396,36 @@ def test_lab_validate_button_uses_the_course_configuration(graded, monkeypatch):
     assert not result.get("failed"), result
     result = Validator(config=app.config).validate(str(sub / "untouched" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"))
     assert result.get("failed")
+
+
+@pytest.mark.slow
+def test_a_gradebook_that_goes_away_mid_run_gives_one_message_and_loses_nothing_graded(tmp_path):
+    import threading
+
+    course = make_course(tmp_path)
+    released = released_notebook(course)
+    for student in ("ada", "bea", "cy"):
+        submit(course, student, fill(released, REF))
+    first = course / "autograded" / "ada" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    second = course / "autograded" / "bea"
+    done = threading.Event()
+
+    def pull_the_plug():                 # waits for "ada graded, bea begun" (in nbgrader's order), then deletes the gradebook
+        while not done.is_set():
+            if second.exists():
+                (course / "gradebook.db").unlink()
+                return
+            done.wait(0.05)
+
+    thread = threading.Thread(target=pull_the_plug)
+    thread.start()
+    try:
+        with pytest.raises(CourseError, match="went away") as exc:
+            autograde(course, ASSIGNMENT, overrides=Config({"Execute": {"timeout": TIMEOUT}}), echo=lambda *a: None)
+    finally:
+        done.set()
+        thread.join()
+    assert len(str(exc.value).splitlines()) == 1
+    assert first.is_file()
+    status = json.loads((course / "autograded" / "grading-status.json").read_text())[ASSIGNMENT]
+    assert status["ada"]["status"] == "graded"

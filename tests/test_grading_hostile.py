@@ -166,6 +166,61 @@ def margin(w_f, X, y):
 '''),
 }
 
+ATTACKS.update({
+    # calls course_lib's own pla from a helper module submitted beside the notebook
+    "helper_calls_course_lib": ("pla-solution", "pla", "from helper import pla"),
+    # reaches course_lib's pla under a name no reader of the code would find
+    "getattr_reversed": ("pla-solution", "pla", '''
+import course_lib as cl
+def pla(X, y, max_updates=10_000):
+    result = getattr(cl, "".join(reversed("alp")))(X, y, max_updates=max_updates)
+    return result.w, result.n_updates
+'''),
+    # takes course_lib's pla in a cell dressed up as a test cell (added below) under an unknown grade_id
+    "exec_in_fake_test_cell": ("pla-solution", "pla", '''
+def pla(X, y, max_updates=10_000):
+    result = stolen(X, y, max_updates=max_updates)
+    return result.w, result.n_updates
+'''),
+    # ends its process through getattr, where no reader of the code would see os._exit
+    "exits_through_getattr": ("pocket-solution", "pocket", '''
+def pocket(X, y, max_updates):
+    getattr(__import__("o" + "s"), "_ex" + "it")(0)
+'''),
+    # a wrong answer in a solution cell whose nbgrader flags are flipped (below) to look like a test cell
+    "flipped_metadata": ("radius-solution", "radius", '''
+def radius(X):
+    return -1.0
+'''),
+    # answers the grader in the worker's name (through the worker's own frame), then keeps running
+    "forges_a_reply": ("margin-solution", "margin", '''
+import sys
+def margin(w_f, X, y):
+    frame = sys._getframe(1)
+    while frame is not None and "reply" not in frame.f_locals:
+        frame = frame.f_back
+    frame.f_locals["reply"]({{"id": frame.f_locals["req"]["id"], "result": 1.0, "error": None, "stdout": "x" * 10**7}})
+    while True:
+        pass
+'''),
+    # writes garbage and an oversized message into the grader's pipe
+    "malformed_replies": ("bound-solution", "bound", '''
+import os
+def novikoff_bound(R, rho):
+    for fd in range(3, 16):
+        try:
+            os.write(fd, b"[1, 2]\\n" + b"{{" * (40 * 1024**2))
+        except OSError:
+            pass
+    return 1.0
+'''),
+})
+HELPER_CALLS_COURSE_LIB = "import course_lib\ndef pla(X, y, max_updates=10_000):\n" \
+    "    result = course_lib.pla(X, y, max_updates=max_updates)\n    return result.w, result.n_updates\n"
+STEALS_IN_A_FAKE_TEST_CELL = '''
+exec("import course_lib; stolen = course_lib.pla")
+'''
+
 # honest work with a thread that never ends: full marks, and grading must not hang
 SLEEPING_THREAD = '''
 import threading, time
@@ -185,7 +240,7 @@ def _expected(student):
     if student in ATTACKS:
         return TOTAL - POINTS[ATTACKS[student][1]]
     return {"reference": TOTAL, "partial": TOTAL - POINTS["pla"] - POINTS["pocket"],
-            "sleeping_thread": TOTAL, "fake_test_cell": TOTAL}[student]
+            "sleeping_thread": TOTAL, "fake_test_cell": TOTAL, "honest_helper_module": TOTAL}[student]
 
 
 def _digest(root):
@@ -254,6 +309,27 @@ def hostile(tmp_path_factory):
         attack = code.format(course=course, port=port).strip("\n")
         submit(course, student, fill(released, dict(REF, **{cell: ("cell", attack)})))
 
+    folder = course / "submitted"
+    (folder / "helper_calls_course_lib" / ASSIGNMENT / "helper.py").write_text(HELPER_CALLS_COURSE_LIB)
+    nb = nbformat.read(folder / "exec_in_fake_test_cell" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    nb.cells.insert(3, nbformat.v4.new_code_cell(STEALS_IN_A_FAKE_TEST_CELL, metadata={"nbgrader": {
+        "grade": True, "solution": False, "locked": True, "points": 50, "grade_id": "pla-bonus", "schema_version": 3}}))
+    nbformat.write(nb, folder / "exec_in_fake_test_cell" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    nb = nbformat.read(folder / "flipped_metadata" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "radius-solution":
+            cell.metadata["nbgrader"].update(grade=True, solution=False, locked=True, points=5)
+    nbformat.write(nb, folder / "flipped_metadata" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    # honest work in a helper module beside the notebook: imported as in Jupyter, full marks
+    honest = fill(released, REF)
+    pla_cell = next(c for c in honest.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "pla-solution")
+    submit(course, "honest_helper_module", fill(released, dict(REF, **{"pla-solution": ("cell", "from helper import pla")})))
+    (folder / "honest_helper_module" / ASSIGNMENT / "helper.py").write_text("import numpy as np\n\n" + pla_cell.source)
+    # a student folder that links to a classmate's, an assignment folder that links to source/
+    (folder / "links_to_a_classmate").symlink_to(folder / "reference")
+    (folder / "links_assignment_to_source" ).mkdir()
+    (folder / "links_assignment_to_source" / ASSIGNMENT).symlink_to(course / "source" / ASSIGNMENT)
+
     solution = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     (course / "submitted" / "reads_a_linked_file" / ASSIGNMENT / "solution.json").symlink_to(solution)
     linked = course / "submitted" / "links_to_the_solution" / ASSIGNMENT
@@ -283,7 +359,8 @@ def hostile(tmp_path_factory):
             "leftover": set(_sandbox_processes()) - before}
 
 
-@pytest.mark.parametrize("student", sorted(ATTACKS) + ["reference", "partial", "sleeping_thread", "fake_test_cell"])
+@pytest.mark.parametrize("student", sorted(ATTACKS) + ["reference", "partial", "sleeping_thread", "fake_test_cell",
+                                                      "honest_helper_module"])
 def test_each_submission_earns_exactly_what_it_solved(hostile, student):
     row = hostile["rows"][student]
     assert row["status"] == "graded", f"{student}: {row['reason']}"
@@ -294,10 +371,24 @@ def test_each_submission_earns_exactly_what_it_solved(hostile, student):
         assert all(row["parts"][ex] == pts for ex, pts in POINTS.items() if ex != attacked), row["parts"]
 
 
-def test_a_notebook_that_links_to_the_solution_is_not_graded(hostile):
-    row = hostile["rows"]["links_to_the_solution"]
+@pytest.mark.parametrize("student", ["links_to_the_solution", "links_to_a_classmate", "links_assignment_to_source"])
+def test_a_submission_that_is_a_link_at_any_level_is_not_graded_nor_fed_back(hostile, student):
+    row = hostile["rows"][student]
     assert row["status"] == "ungraded" and row["score"] is None
     assert "symbolic link" in row["reason"], row["reason"]
+    assert not (hostile["course"] / "autograded" / student).exists() or not any(
+        (hostile["course"] / "autograded" / student).rglob("*.ipynb"))
+
+
+def test_the_autograded_notebooks_stay_small(hostile):
+    for path in (hostile["course"] / "autograded").rglob("*.ipynb"):
+        assert path.stat().st_size < 1_000_000, path
+
+
+def test_withheld_functions_are_named_in_the_feedback(hostile):
+    nb = nbformat.read(hostile["course"] / "autograded" / "getattr_reversed" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
+    text = "\n".join(str(o.get("evalue", "")) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert "`course_lib.pla` is not available while ps1_perceptron is graded: write it yourself" in text
 
 
 def test_no_file_of_the_course_or_of_another_student_changed(hostile):

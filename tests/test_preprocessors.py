@@ -100,3 +100,23 @@ def test_nbgrader_api_autograde_runs_the_course_engine(course):
     score, grades = _score(course, "hostile_api")
     assert score == TOTAL - PLA, grades
     _nothing_written_outside(course, "api")
+
+
+def test_the_formgrader_autograde_button_runs_the_course_engine(tmp_path):
+    """`make lab-instructor`: the Formgrader's HTTP endpoint behind its autograde button."""
+    from labdriver import running_lab  # starts `make lab-instructor` on a copy of the course
+
+    with running_lab("instructor", tmp_path) as lab:
+        course = lab.course
+        run = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
+                             cwd=course, capture_output=True, text=True, env=ENV)
+        assert run.returncode == 0, run.stderr[-3000:]
+        released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+        attack = HOSTILE.format(course=course, tag="formgrader").strip("\n")
+        submit(course, "hostile_formgrader", fill(released, dict(REF, **{"pla-solution": ("cell", attack)})))
+        result = lab.api(f"formgrader/api/submission/{ASSIGNMENT}/hostile_formgrader/autograde", method="POST",
+                         body={}, timeout=600)
+        assert result["success"], result
+        score, grades = _score(course, "hostile_formgrader")
+        assert score == TOTAL - PLA, grades
+        _nothing_written_outside(course, "formgrader")

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -140,3 +141,13 @@ def test_unknown_mode_is_refused(monkeypatch):
     monkeypatch.setenv("GRADING_SANDBOX", "maybe")
     with pytest.raises(SandboxError, match="GRADING_SANDBOX='maybe'"):
         sandbox_mode()
+
+
+def test_an_interpreter_the_sandbox_does_not_show_is_named_as_the_cause(monkeypatch):
+    box = Sandbox()
+    monkeypatch.setattr(Sandbox, "readonly_paths", lambda self: [Path("/usr")])
+    monkeypatch.setattr(Sandbox, "links", lambda self: {})
+    if sys.executable.startswith("/usr/"):
+        pytest.skip("this interpreter lives in /usr, which the sandbox always shows")
+    with pytest.raises(SandboxError, match=r"is not visible inside the sandbox"):
+        box.check()

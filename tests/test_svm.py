@@ -52,7 +52,8 @@ def test_soft_margin_matches_libsvm_and_the_primal(seed, n, d, C):
     res = fit_svm(X, y, C=C)
     svc, ay = libsvm(X, y, kernel="linear", C=C)
     # alpha itself need not be unique (X X^T has rank d < N), but w and the optimum are
-    assert res.alpha.sum() - 0.5 * res.w @ res.w == pytest.approx(ay @ y - 0.5 * (ay @ X) @ (ay @ X), abs=1e-6)
+    libsvm_objective = ay @ y - 0.5 * (ay @ X) @ (ay @ X)
+    assert res.alpha.sum() - 0.5 * res.w @ res.w == pytest.approx(libsvm_objective, abs=1e-6)
     np.testing.assert_allclose(res.w, svc.coef_[0], atol=1e-4 * max(1.0, np.abs(res.w).max()))
     assert np.all((res.alpha >= 0) & (res.alpha <= C))
     assert kkt_violation(res) < 1e-4
@@ -138,3 +139,30 @@ def test_bad_inputs_name_the_argument():
         fit_svm([[0.0], [1.0]], [1, -1], C=1.0, penalty="l3")
     with pytest.raises(ValueError, match="y must contain only"):
         fit_svm([[0.0], [1.0]], [1, 0])
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=seeds, n=st.integers(30, 120), C=st.sampled_from([None, 0.1, 10.0]),
+       kernel=st.sampled_from(["linear", "rbf"]))
+def test_chunked_dual_gives_the_direct_answer(seed, n, C, kernel):
+    import course_lib.svm as svm_module
+
+    if C is None:
+        X, y, _ = cl.make_separable(n, 2, margin=0.05, rng=seed)
+    else:
+        X, y = noisy(seed, n, 2)
+    direct = fit_svm(X, y, C=C, kernel=kernel, gamma=2.0)
+    saved = svm_module._DIRECT_UP_TO
+    svm_module._DIRECT_UP_TO = 5  # force chunks, starting from 10 examples and adding 10 at a time
+    try:
+        chunked = svm_module._solve_dual_in_chunks
+        svm_module._solve_dual_in_chunks = lambda Q, y_, upper: chunked(Q, y_, upper, start=10, add=10)
+        try:
+            res = fit_svm(X, y, C=C, kernel=kernel, gamma=2.0)
+        finally:
+            svm_module._solve_dual_in_chunks = chunked
+    finally:
+        svm_module._DIRECT_UP_TO = saved
+    np.testing.assert_allclose(res.decision_function(X), direct.decision_function(X), atol=1e-5)
+    assert set(res.support) == set(direct.support)
+    assert kkt_violation(res) < 1e-5

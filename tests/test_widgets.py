@@ -388,3 +388,53 @@ def test_margin_explorer_runs_pla_on_the_data_it_shows():
     box.slider.value = 0.05
     box.slider.value = 0.2
     np.testing.assert_array_equal(box.result.w, first)               # a margin always shows the same run
+
+
+# --- SVMExplorer and KNNExplorer --------------------------------------------------------------
+
+def test_svm_explorer_refits_for_every_control_and_agrees_with_libsvm():
+    from sklearn.svm import SVC
+
+    X, y = cl.make_spirals(60, noise=0.05, rng=4)
+    box = cl.widgets.SVMExplorer(X, y, kernel="rbf", C=1.0, gamma=3.0)
+    for C in (0.1, 10.0):
+        box.C_slider.value = C
+        ref = SVC(C=box.C_slider.value, kernel="rbf", gamma=box.gamma_slider.value, tol=1e-8).fit(X, y)
+        assert set(box.result.support) == set(ref.support_)
+        assert f"{len(ref.support_)} support vectors" in box.status.value
+    draws = box.n_draws
+    box.kernel_dropdown.value = "linear"
+    assert box.n_draws == draws + 1 and box.result.w is not None
+    box.hard_checkbox.value = True  # spirals: no line separates them
+    assert box.result is None and "No hard-margin solution" in box.status.value
+
+
+def test_svm_explorer_hard_margin_on_separable_data_has_no_violations():
+    X, y, _ = cl.make_separable(40, 2, margin=0.1, rng=2)
+    box = cl.widgets.SVMExplorer(X, y, C=None)
+    f = y * box.result.decision_function(X)
+    assert np.all(f >= 1 - 1e-6)
+    assert "0 inside the margin, 0 misclassified" in box.status.value
+    assert f"margin 1/‖w‖ = {1 / np.linalg.norm(box.result.w):.3f}" in box.status.value
+
+
+def test_knn_explorer_errors_match_scikit_learn():
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(80, 2)) * [1.0, 30.0]
+    y = np.where(X[:, 0] + rng.normal(scale=0.5, size=80) > 0, 1.0, -1.0)
+    Xv = rng.normal(size=(60, 2)) * [1.0, 30.0]
+    yv = np.where(Xv[:, 0] > 0, 1.0, -1.0)
+    box = cl.widgets.KNNExplorer(X, y, X_val=Xv, y_val=yv)
+    for k in (1, 5, 9):
+        box.k_slider.value = k
+        ref = KNeighborsClassifier(n_neighbors=k, algorithm="brute").fit(X, y)
+        assert box.val_error == pytest.approx(np.mean(ref.predict(Xv) != yv))
+    box.standardize_checkbox.value = True
+    sc = StandardScaler().fit(X)
+    ref = KNeighborsClassifier(n_neighbors=9, algorithm="brute").fit(sc.transform(X), y)
+    assert box.val_error == pytest.approx(np.mean(ref.predict(sc.transform(Xv)) != yv))
+    with pytest.raises(ValueError, match="X_val and y_val"):
+        cl.widgets.KNNExplorer(X, y, X_val=Xv)

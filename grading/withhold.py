@@ -1,0 +1,171 @@
+"""Withhold, don't detect: ``course_lib`` without the functions an assignment asks students to write.
+
+Each assignment lists, in ``source/<assignment>/course_lib_withheld.txt`` (released with the
+notebook), the ``course_lib`` functions that solve its exercises: one name per line, ``#``
+starts a comment. While the assignment is graded or self-checked, the student's process sees
+a copy of ``course_lib`` in which each of those functions is replaced, in its module's
+source, by one that raises::
+
+    NotImplementedError: `course_lib.pla` is not available while ps1_perceptron is graded: write it yourself
+
+The copy is mounted over ``course_lib`` inside the sandbox, so no route reaches the
+implementation: not ``cl.pla``, not ``getattr``, ``exec``, ``importlib`` or a helper file,
+not reading ``course_lib``'s files (there is no compiled copy either). Everything else in
+``course_lib`` (data loaders, plots) stays as it is. The grader's own process, where the
+hidden tests run, keeps the real ``course_lib``.
+
+Examples
+--------
+>>> parse_withheld("# ps1\\npla\\npocket  # the pocket algorithm\\n")
+['pla', 'pocket']
+"""
+import ast
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+__all__ = ["FILE", "parse_withheld", "withheld_names", "message", "withheld_copy", "install_in_kernel"]
+
+FILE = "course_lib_withheld.txt"
+_MAX_BYTES = 64 * 1024
+
+
+def message(name, assignment):
+    """The error a withheld function raises."""
+    return f"`course_lib.{name}` is not available while {assignment or 'this assignment'} is graded: write it yourself"
+
+
+def parse_withheld(text, *, where=FILE):
+    """Names listed in the text of a withheld-functions file; ValueError naming the line when one is not a name."""
+    names = []
+    for number, line in enumerate(text.splitlines(), 1):
+        name = line.split("#", 1)[0].strip()
+        if not name:
+            continue
+        if not name.isidentifier():
+            raise ValueError(f"{where}, line {number}: expected the name of a course_lib function, got {name!r}")
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def withheld_names(folder):
+    """The names listed in ``folder``/course_lib_withheld.txt (empty when there is no such file or it is a link)."""
+    path = Path(folder) / FILE
+    if path.is_symlink() or not path.is_file():
+        return []
+    with open(path, "rb") as fh:
+        text = fh.read(_MAX_BYTES).decode("utf-8", errors="replace")
+    return parse_withheld(text, where=str(path))
+
+
+def course_lib_dir():
+    """The folder of the ``course_lib`` package that the student's process imports."""
+    from .sandbox import _package_dirs
+
+    dirs = sorted(_package_dirs(("course_lib",)))
+    if not dirs:
+        spec = importlib.util.find_spec("course_lib")
+        dirs = list(spec.submodule_search_locations or []) if spec else []
+    if not dirs:
+        raise RuntimeError("course_lib is not installed in this environment (make setup)")
+    return Path(dirs[0])
+
+
+def _stub(node, name, assignment):
+    """``node`` (a function definition) with its body replaced by a raise of the withheld message."""
+    raise_stmt = ast.parse(f"raise NotImplementedError({message(name, assignment)!r})").body[0]
+    body = [raise_stmt]
+    if (node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+            and isinstance(node.body[0].value.value, str)):
+        body.insert(0, ast.Expr(ast.Constant(f"Withheld: {message(name, assignment)}.")))
+    node.body = body
+    node.decorator_list = []
+    return node
+
+
+def withheld_copy(names, assignment, dest, *, source=None):
+    """Write a copy of ``course_lib`` into ``dest`` with the functions ``names`` withheld.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Top-level functions of ``course_lib``'s modules.
+    assignment : str
+        Named in the message.
+    dest : path
+        A folder that does not exist yet; it becomes the package folder.
+    source : path, optional
+        The package to copy (default: :func:`course_lib_dir`).
+
+    Returns
+    -------
+    Path
+        ``dest``.
+
+    Raises
+    ------
+    ValueError
+        When a name is not a top-level function of any of ``course_lib``'s modules.
+    """
+    names = set(names)
+    source = Path(source) if source is not None else course_lib_dir()
+    dest = Path(dest)
+    found = set()
+    for folder, dirs, files in os.walk(source):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        target = dest / os.path.relpath(folder, source)
+        target.mkdir(mode=0o755, parents=True, exist_ok=True)
+        for file in files:
+            src, out = Path(folder) / file, target / file
+            if file.endswith((".pyc", ".pyo")) or src.is_symlink():
+                continue
+            if not file.endswith(".py"):
+                shutil.copyfile(src, out)
+                continue
+            text = src.read_text(encoding="utf-8")
+            tree = ast.parse(text)
+            changed = False
+            for node in tree.body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names:
+                    _stub(node, node.name, assignment)
+                    found.add(node.name)
+                    changed = True
+            out.write_text(ast.unparse(tree) + "\n" if changed else text, encoding="utf-8")
+    for path in [dest] + list(dest.rglob("*")):
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+    missing = sorted(names - found)
+    if missing:
+        raise ValueError(f"{FILE} of {assignment} lists {', '.join(missing)}, which course_lib does not define "
+                         "as a function")
+    return dest
+
+
+def install_in_kernel(folder=".", assignment=None):
+    """In a running kernel (the Validate button's), replace the withheld functions of ``course_lib``.
+
+    Weaker than the sandbox's copy (the files stay readable), but the Validate button then
+    refuses the same calls as ``make check`` and autograde do.
+    """
+    import sys
+
+    names = withheld_names(folder)
+    if not names:
+        return []
+    import course_lib  # noqa: F401 - loads the modules whose functions are replaced
+
+    assignment = assignment or Path(os.path.abspath(folder)).name
+
+    def stub(name):
+        def withheld(*args, **kwargs):
+            raise NotImplementedError(message(name, assignment))
+        withheld.__name__ = name
+        return withheld
+
+    for module_name, module in list(sys.modules.items()):
+        if module_name == "course_lib" or module_name.startswith("course_lib."):
+            for name in names:
+                if callable(getattr(module, name, None)):
+                    setattr(module, name, stub(name))
+    return names

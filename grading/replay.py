@@ -40,6 +40,7 @@ def regrade_check(root, assignment, student, cell=None, *, echo=None):
     from .cells import grade_id, is_test_cell
     from .engine import execute_submission
     from .preprocessors import trusted_cells
+    from .withhold import withheld_names
 
     echo = echo or print
     course = Course(root)
@@ -63,7 +64,8 @@ def regrade_check(root, assignment, student, cell=None, *, echo=None):
         found = True
         tests, setups = trusted_cells(course.db_url, name, assignment)      # the gradebook's, never the file's
         done, _ = execute_submission(nb, files=folder, tests=tests, setups=setups, assignment=assignment,
-                                     student=student, timeout=timeout)
+                                     student=student, timeout=timeout,
+                                     withheld=withheld_names(course.source_dir / assignment))
         for c in done.cells:
             gid = grade_id(c)
             if not is_test_cell(c) or (cell is not None and gid != cell):

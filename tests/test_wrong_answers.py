@@ -332,7 +332,12 @@ def test_a_regrade_gives_the_same_scores_and_messages_and_a_cell_can_be_replayed
     second = autograde_class(course, assignment, timeout=TIMEOUT)
     for student in students:
         assert second["rows"][student]["parts"] == first["rows"][student]["parts"], student
-        assert _test_outputs(course, assignment, student) == before[student], student
+    # the messages too, wherever the student's own code is deterministic (an answer drawing from NumPy's
+    # global generator prints different samples on every run, and that is the point of its failure)
+    for student, (answers, _) in students.items():
+        codes = [a if isinstance(a, str) else a[1] for a in answers.values()]
+        if not any("np.random." in code.replace("np.random.default_rng(", "") for code in codes):
+            assert _test_outputs(course, assignment, student) == before[student], student
     # a failing hidden test names its seed, which differs from student to student ...
     failing = [(s, gid, msgs[0]) for s, cells in before.items() for gid, msgs in cells.items() if msgs]
     student, cell, message = next(f for f in failing if "seed" in f[2])

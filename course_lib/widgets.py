@@ -348,7 +348,8 @@ class BinExplorer(_FigureWidget):
         self.bound = self._hoeffding.hoeffding_bound(eps, n)
         self._clear()
         plotting.plot_nu_histogram(self.nu, mu, n, eps, ax=self.ax)
-        self.ax.set_ylim(0, np.ceil(self.ax.get_ylim()[1] * 10) / 10)  # in steps of 0.1: the axes rarely change
+        top = self.ax.get_ylim()[1]                     # a few fixed heights: the axes are rarely drawn again
+        self.ax.set_ylim(0, next((h for h in (0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1.05) if h >= top - 1e-9), top))
         if self.n_draws == 0:  # margins fitted to the labels once; refitting costs as much as drawing
             self.fig.tight_layout()
         self._render()

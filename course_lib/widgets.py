@@ -348,7 +348,8 @@ class BinExplorer(_FigureWidget):
         self.bound = self._hoeffding.hoeffding_bound(eps, n)
         self._clear()
         plotting.plot_nu_histogram(self.nu, mu, n, eps, ax=self.ax)
-        self.ax.set_ylim(0, np.ceil(self.ax.get_ylim()[1] * 10) / 10)  # in steps of 0.1: the axes rarely change
+        top = self.ax.get_ylim()[1]                     # a few fixed heights: the axes are rarely drawn again
+        self.ax.set_ylim(0, next((h for h in (0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1.05) if h >= top - 1e-9), top))
         if self.n_draws == 0:  # margins fitted to the labels once; refitting costs as much as drawing
             self.fig.tight_layout()
         self._render()
@@ -711,7 +712,8 @@ class WeightDecayExplorer(_LiveFigure):
         self.axes[1].set_title(f"E_in = {self.e_in:.2f}, E_out = {self.e_out:.2f}", fontsize=10)
         self._render()
         self.status.value = (
-            f"λ = <b>{lam:.1e}</b>: E<sub>in</sub> = <b>{self.e_in:.3f}</b>, E<sub>out</sub> = <b>{self.e_out:.3f}</b>, "
+            f"λ = <b>{lam:.1e}</b>: E<sub>in</sub> = <b>{self.e_in:.3f}</b>, "
+            f"E<sub>out</sub> = <b>{self.e_out:.3f}</b>, "
             f"‖w‖ = {np.linalg.norm(self.w):.3g} ({len(self.w)} weights)"
         )
 
@@ -1030,7 +1032,8 @@ class MarginExplorer(_LiveFigure):
 
     def draw(self):
         """Draw the data set of the current margin and PLA's run on it."""
-        from .theory import margin as rho_of, radius
+        from .theory import margin as rho_of
+        from .theory import radius
 
         self.X, self.y, self.w_f, self.result, self.check = self._run(float(self.slider.value))
         X, y = self.X, self.y

@@ -227,3 +227,35 @@ def test_nbgrader_generate_feedback_uses_the_course_exporter():
     converter.exporter = converter.exporter_class(parent=converter, config=converter.config)
     assert converter.exporter.template_name == "course_feedback"
     assert any(isinstance(p, safe_html.InertStudentContent) for p in converter.exporter._preprocessors)
+
+
+# --- the Formgrader's headers (grading/formgrader_csp.py) ------------------------------
+
+@pytest.mark.parametrize(("path", "kind"), [
+    ("/formgrader/submissions/abc/", "page"), ("/formgrader/submissions/abc", "page"),
+    ("/formgrader/submissions/abc/next", "page"), ("/formgrader/submissions/abc/prev_incorrect", "page"),
+    ("/formgrader/submissions/abc/helper.html", "file"), ("/formgrader/submissions/abc/sub/figure.png", "file"),
+    ("/formgrader/submissions/components/bootstrap.js", None), ("/lab", None), ("/formgrader/gradebook", None),
+])
+def test_only_submission_pages_and_files_get_a_policy(path, kind):
+    from nbconvert.exporters import HTMLExporter
+    from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
+
+    from grading.formgrader_csp import FILE_POLICY, SubmissionPagePolicy
+    html, _ = HTMLExporter(config=nbgrader_config()).from_notebook_node(
+        hostile_notebook(), resources={"base_url": "", "index": 0, "total": 1})
+    meta = next(a for t, a in parse(html).tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy")
+    request = HTTPServerRequest(start_line=RequestStartLine("GET", path, "HTTP/1.1"),
+                                headers=HTTPHeaders({"Host": "127.0.0.1"}))
+    transform = SubmissionPagePolicy(request)
+    headers = HTTPHeaders({"Content-Type": "text/html; charset=UTF-8",
+                           "Content-Security-Policy": "frame-ancestors 'self'"})
+    _, out, chunk = transform.transform_first_chunk(200, headers, html.encode(), True)
+    assert chunk == html.encode()
+    policy = out["Content-Security-Policy"]
+    if kind == "page":
+        assert policy == meta["content"] + "; frame-ancestors 'self'"
+    elif kind == "file":
+        assert policy == FILE_POLICY and policy.startswith("sandbox;")
+    else:
+        assert policy == "frame-ancestors 'self'"

@@ -157,7 +157,8 @@ def audit_source(source, *, exercises=(), aliases=None):
                     if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _suspicious_path(arg.value):
                         note(node, f"file access outside the notebook's folder: {name}({arg.value!r})")
                     elif isinstance(arg, (ast.JoinedStr, ast.BinOp)):
-                        texts = [c.value for c in ast.walk(arg) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+                        texts = [c.value for c in ast.walk(arg)
+                                 if isinstance(c, ast.Constant) and isinstance(c.value, str)]
                         if any(_suspicious_path(t) for t in texts):
                             note(node, f"file access outside the notebook's folder: {name}(...)")
             if full and full.startswith("course_lib.") and full.rsplit(".", 1)[-1] in exercises:

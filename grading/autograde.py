@@ -198,7 +198,8 @@ def _gradebook_went_away(course, assignment, status, why):
             info["reason"] = "graded, but its grades may not be in the gradebook: autograde again"
     course.write_status(assignment, status)
     graded = sum(info["status"] == "graded" for info in status.values())
-    raise CourseError(f"the gradebook ({course.db_url.split('@')[-1]}) went away while {assignment} was graded ({why}). "
+    where = course.db_url.split("@")[-1]      # never the password of a database URL
+    raise CourseError(f"the gradebook ({where}) went away while {assignment} was graded ({why}). "
                       f"Nothing was deleted: the {graded} autograded notebook(s) are in {course.autograded_dir}. "
                       f"Bring the gradebook back and run `make autograde ASSIGNMENT={assignment}` again.")
 
@@ -283,7 +284,8 @@ def autograde(root, assignment, *, overrides=None, echo=print):
             status[student] = {"status": "ungraded",
                                "reason": f"no {', '.join(m + '.ipynb' for m in missing)} in {folder}"}
         elif not all((graded_dir / f"{n}.ipynb").is_file() for n in notebooks):
-            status[student] = {"status": "ungraded", "reason": "nbgrader did not grade it (see autograded/nbgrader.log)"}
+            status[student] = {"status": "ungraded",
+                               "reason": "nbgrader did not grade it (see autograded/nbgrader.log)"}
         else:
             status[student] = {"status": "graded", "reason": ""}
     if _database_identity(course.db_url) != database:

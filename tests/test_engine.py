@@ -203,6 +203,7 @@ def test_without_the_sandbox_the_machine_s_own_tmp_is_not_counted_as_scratch_spa
     from grading.sandbox import Sandbox
 
     monkeypatch.setenv("GRADING_SANDBOX", "off")
-    nb, tests = notebook("import os\nhome = os.environ['HOME']", ("test", "t", "assert home.startswith('/tmp/grading-')"))
+    nb, tests = notebook("import os\nhome = os.environ['HOME']",
+                         ("test", "t", "assert home.startswith('/tmp/grading-')"))
     _, report = run(nb, tests, sandbox=Sandbox())
     assert outcomes(report) == ["ok", "ok"]

@@ -6,12 +6,11 @@ a hostile submission exactly as `make autograde` does: sandboxed, tests from the
 """
 import os
 import subprocess
-import uuid
 import sys
+import uuid
 
 import nbformat
 import pytest
-
 from grading_helpers import ASSIGNMENT, fill, make_course, reference_bodies, submit
 
 pytestmark = pytest.mark.slow

@@ -77,6 +77,21 @@ def plot_data(X, y, *, ax=None, highlight=None, limits=(-1.05, 1.05)):
     return ax
 
 
+def _positive_part(w, xlim, ylim):
+    """The polygon of the box xlim x ylim where w0 + w1 x1 + w2 x2 > 0 (its corners, in order; may be empty)."""
+    (x0, x1), (y0, y1) = xlim, ylim
+    box = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=float)
+    score = w[0] + box @ w[1:]
+    out = []
+    for k in range(4):  # one clipping step of Sutherland-Hodgman, against the half-plane score > 0
+        a, b, sa, sb = box[k], box[(k + 1) % 4], score[k], score[(k + 1) % 4]
+        if sa > 0:
+            out.append(a)
+        if (sa > 0) != (sb > 0):
+            out.append(a + (b - a) * sa / (sa - sb))
+    return np.array(out).reshape(-1, 2)
+
+
 def boundary_segment(w, xlim, ylim):
     """Two points of the line w0 + w1 x1 + w2 x2 = 0 spanning the box ``xlim`` x ``ylim``.
 
@@ -131,9 +146,11 @@ def plot_boundary(w, *, ax=None, color="black", linestyle="-", shade=True, label
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     segment = boundary_segment(w, (x0, x1), (y0, y1))
     if shade:
-        gx, gy = np.meshgrid(np.linspace(x0, x1, 160), np.linspace(y0, y1, 160))
-        positive = (w[0] + w[1] * gx + w[2] * gy) > 0
-        ax.contourf(gx, gy, positive.astype(float), levels=[0.5, 1.5], colors=[POSITIVE_COLOR], alpha=0.12, zorder=0)
+        from matplotlib.collections import PolyCollection
+
+        region = _positive_part(w, (x0, x1), (y0, y1))
+        ax.add_collection(PolyCollection([region] if len(region) else [], facecolors=POSITIVE_COLOR, alpha=0.12,
+                                         edgecolors="none", zorder=0), autolim=False)
     if segment is not None:
         xs, ys = segment
         ax.plot(xs, ys, color=color, linestyle=linestyle, linewidth=1.8, label=label, zorder=2)
@@ -186,21 +203,26 @@ def plot_pla_step(X, y, w_t, w_next, n, *, ax=None, t=None):
     yn = float(np.asarray(y, dtype=float)[n])
     arrows = [(w_t[1:], "grey", "$w_t$"), (yn * P[n], "tab:green", "$y_n x_n$"), (w_next[1:], "black", "$w_{t+1}$")]
     scale = max(1.0, max(np.linalg.norm(v) for v, _, _ in arrows) / 0.9)
-    placed = []
+    labels = []
+    try:  # a renderer to measure the labels with, whatever canvas the figure has
+        renderer = ax.figure._get_renderer()
+    except Exception:
+        renderer = None
     for vec, color, text in arrows:
         if np.any(vec != 0):
             tip = vec / scale
             ax.annotate("", xy=tip, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=color, linewidth=1.6), zorder=5)
-            # the label just beyond the tip; pushed sideways when an earlier label sits close by
-            out = tip / np.linalg.norm(tip)
-            offset = 14 * out
-            for other in placed:
-                if np.linalg.norm(other - tip) < 0.25:
-                    offset = offset + 13 * np.array([-out[1], out[0]])
-            placed.append(tip)
-            ax.annotate(text, xy=tip, xytext=tuple(offset), textcoords="offset points", color=color, fontsize=9,
-                        ha="center", va="center", zorder=5,
-                        bbox=dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.7))
+            out = 14 * tip / np.linalg.norm(tip)            # the label just beyond the tip ...
+            label = ax.annotate(text, xy=tip, xytext=tuple(out), textcoords="offset points", color=color,
+                                fontsize=9, ha="center", va="center", zorder=5,
+                                bbox=dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.7))
+            if renderer is not None:                          # ... moved down while it covers an earlier one
+                for step in range(1, 6):
+                    box = label.get_window_extent(renderer)
+                    if not any(box.overlaps(other.get_window_extent(renderer)) for other in labels):
+                        break
+                    label.set_position((out[0], out[1] - 14 * step))
+            labels.append(label)
     title = "correcting the mistake" if t is None else f"update {t + 1}: $w_{{{t + 1}}} = w_{{{t}}} + y_n x_n$"
     ax.set_title(title, fontsize=10)
     ax.legend(loc="lower left", fontsize=7, framealpha=0.8)
@@ -355,7 +377,7 @@ def plot_nu_histogram(nu, mu, n, eps, *, ax=None, color="tab:red"):
     >>> [float(v) for v in ax.get_xlim()]
     [0.0, 1.0]
     """
-    from .hoeffding import deviates, deviation_probability, hoeffding_bound
+    from .hoeffding import deviates, hoeffding_bound
 
     nu = check_vector(nu, "nu")
     ax = _axes(ax, figsize=(6, 3.4))
@@ -367,7 +389,7 @@ def plot_nu_histogram(nu, mu, n, eps, *, ax=None, color="tab:red"):
     _bars(values[bad] / n, freq[bad], width, ax=ax, color=color, label="$|\\nu-\\mu| > \\epsilon$")
     ax.axvspan(mu - eps, mu + eps, color="tab:green", alpha=0.12, zorder=0)
     ax.axvline(mu, color="black", linewidth=1.2, label="$\\mu$")
-    p = deviation_probability(nu, mu, eps).p
+    p = float(np.mean(deviates(nu, mu, eps)))  # what deviation_probability estimates, without its interval
     bound = hoeffding_bound(eps, n)
     ax.set_title(f"N = {n}: P[|ν−μ| > ε] ≈ {format_probability(p)}   Hoeffding bound {format_probability(bound)}"
                  + ("" if bound < 1 else " (≥ 1: says nothing)"), fontsize=10)

@@ -213,3 +213,16 @@ def test_a_deviation_of_exactly_eps_does_not_count_anywhere():
     assert h.deviation_probability(nu, 0.4, 0.1).p == np.mean(np.abs(k - 4) > 1)
     exact = sum(math.comb(10, j) * 0.4**j * 0.6 ** (10 - j) for j in range(11) if abs(j - 4) > 1)
     assert h.binomial_deviation_probability(0.1, 10, 0.4) == pytest.approx(exact)
+
+
+def test_the_chance_that_the_best_of_1000_hypotheses_has_e_in_zero_depends_on_independence():
+    # 03-1's question: 1 - (1 - 2^-10)^1000 = 0.62 holds for independent hypotheses only
+    values, pmf = h.nu_min_distribution(1_000, 10)
+    assert values[0] == 0 and pmf[0] == pytest.approx(1 - (1 - 2.0**-10) ** 1000)
+    rng = np.random.default_rng(0)
+    runs = 20_000
+    independent = rng.binomial(10, 0.5, size=(runs, 50)).min(axis=1) == 0      # 50 independent hypotheses
+    identical = np.repeat(rng.binomial(10, 0.5, size=(runs, 1)), 50, axis=1).min(axis=1) == 0
+    assert independent.mean() == pytest.approx(1 - (1 - 2.0**-10) ** 50, abs=0.005)
+    assert identical.mean() == pytest.approx(2.0**-10, abs=0.001)           # the same hypothesis 50 times
+    assert identical.mean() <= 50 * 2.0**-10 and independent.mean() <= 50 * 2.0**-10   # the union bound, always

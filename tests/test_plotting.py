@@ -186,3 +186,28 @@ def test_importing_course_lib_leaves_matplotlib_settings_alone():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr
+
+
+def test_pla_step_arrow_labels_do_not_overlap():
+    from matplotlib.figure import Figure
+
+    import course_lib as cl
+    from course_lib.plotting import plot_pla_step
+
+    for seed in range(6):
+        X, y, _ = cl.make_separable(20, 2, margin=0.15, rng=seed)
+        X = cl.add_bias(X)
+        run = cl.pla(X, y)
+        for t in range(min(run.n_updates, 3)):
+            fig = Figure(figsize=(4.3, 4.3))
+            ax = fig.add_subplot()
+            plot_pla_step(X, y, run.trajectory[t], run.trajectory[t + 1], run.corrected[t], ax=ax, t=t)
+            renderer = fig.canvas.get_renderer() if hasattr(fig.canvas, "get_renderer") else None
+            if renderer is None:
+                from matplotlib.backends.backend_agg import FigureCanvasAgg
+                renderer = FigureCanvasAgg(fig).get_renderer()
+            fig.canvas.draw() if hasattr(fig.canvas, "draw") else None
+            boxes = [a.get_window_extent(renderer) for a in ax.texts if a.get_text()]
+            for i in range(len(boxes)):
+                for j in range(i + 1, len(boxes)):
+                    assert not boxes[i].overlaps(boxes[j]), f"seed {seed}, step {t}: arrow labels overlap"

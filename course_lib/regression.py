@@ -774,7 +774,7 @@ def sgd_path(X, y, *, eta, orders, w0=None):
     path = np.empty((len(visits) + 1, X.shape[1]))
     path[0] = w
     w = w.copy()
-    for k, (x, t) in enumerate(zip(Xo, yo)):
+    for k, (x, t) in enumerate(zip(Xo, yo, strict=True)):
         z = t * float(x @ w)
         p = math.exp(-z) / (1.0 + math.exp(-z)) if z > 0.0 else 1.0 / (1.0 + math.exp(z))
         w += (eta * t * p) * x

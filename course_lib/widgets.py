@@ -712,7 +712,8 @@ class WeightDecayExplorer(_LiveFigure):
         self.axes[1].set_title(f"E_in = {self.e_in:.2f}, E_out = {self.e_out:.2f}", fontsize=10)
         self._render()
         self.status.value = (
-            f"λ = <b>{lam:.1e}</b>: E<sub>in</sub> = <b>{self.e_in:.3f}</b>, E<sub>out</sub> = <b>{self.e_out:.3f}</b>, "
+            f"λ = <b>{lam:.1e}</b>: E<sub>in</sub> = <b>{self.e_in:.3f}</b>, "
+            f"E<sub>out</sub> = <b>{self.e_out:.3f}</b>, "
             f"‖w‖ = {np.linalg.norm(self.w):.3g} ({len(self.w)} weights)"
         )
 
@@ -1031,7 +1032,8 @@ class MarginExplorer(_LiveFigure):
 
     def draw(self):
         """Draw the data set of the current margin and PLA's run on it."""
-        from .theory import margin as rho_of, radius
+        from .theory import margin as rho_of
+        from .theory import radius
 
         self.X, self.y, self.w_f, self.result, self.check = self._run(float(self.slider.value))
         X, y = self.X, self.y

@@ -18,6 +18,7 @@ restore deleted test cells unless told to. Here every run
    ``autograded/grading-status.json``; a submission that could not be graded has no
    grades in the gradebook and is exported as *ungraded*, never as 0.
 """
+import contextlib
 import logging
 import os
 import shutil
@@ -197,7 +198,8 @@ def _gradebook_went_away(course, assignment, status, why):
             info["reason"] = "graded, but its grades may not be in the gradebook: autograde again"
     course.write_status(assignment, status)
     graded = sum(info["status"] == "graded" for info in status.values())
-    raise CourseError(f"the gradebook ({course.db_url.split('@')[-1]}) went away while {assignment} was graded ({why}). "
+    where = course.db_url.split("@")[-1]      # never the password of a database URL
+    raise CourseError(f"the gradebook ({where}) went away while {assignment} was graded ({why}). "
                       f"Nothing was deleted: the {graded} autograded notebook(s) are in {course.autograded_dir}. "
                       f"Bring the gradebook back and run `make autograde ASSIGNMENT={assignment}` again.")
 
@@ -282,7 +284,8 @@ def autograde(root, assignment, *, overrides=None, echo=print):
             status[student] = {"status": "ungraded",
                                "reason": f"no {', '.join(m + '.ipynb' for m in missing)} in {folder}"}
         elif not all((graded_dir / f"{n}.ipynb").is_file() for n in notebooks):
-            status[student] = {"status": "ungraded", "reason": "nbgrader did not grade it (see autograded/nbgrader.log)"}
+            status[student] = {"status": "ungraded",
+                               "reason": "nbgrader did not grade it (see autograded/nbgrader.log)"}
         else:
             status[student] = {"status": "graded", "reason": ""}
     if _database_identity(course.db_url) != database:
@@ -316,4 +319,24 @@ def autograde(root, assignment, *, overrides=None, echo=print):
         echo(f"NOT GRADED ({len(bad)}) — exported as ungraded, not as 0; look at them by hand:")
         for s, why in bad.items():
             echo(f"  {s}: {why}")
+    pending = _needs_manual_grading(course, assignment, graded)
+    if pending:
+        cells = sorted({g for names in pending.values() for g in names})
+        echo(f"NEEDS MANUAL GRADING ({len(pending)}) — {', '.join(cells)}: totals are provisional until a grader "
+             "gives these points in the Formgrader (make grades lists who is waiting)")
     return status
+
+
+def _needs_manual_grading(course, assignment, students):
+    """``{student: [grade_id, ...]}`` of answers graded by hand that have no grade yet."""
+    from nbgrader.api import Gradebook
+
+    pending = {}
+    with contextlib.suppress(Exception), warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
+        warnings.simplefilter("ignore")
+        for student in students:
+            sub = gb.find_submission(assignment, student)
+            names = [g.name for nb in sub.notebooks for g in nb.grades if g.needs_manual_grade and g.manual_score is None]
+            if names:
+                pending[student] = names
+    return pending

@@ -132,6 +132,7 @@ def main(n=None, plain_n=None):
     plain_n = int(plain_n or os.environ.get("BENCH_PLAIN_SIZE", min(30, n)))
     cores = default_jobs()
     with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "serial").mkdir()
         serial = make_course(Path(tmp) / "serial")
         build_class(serial, n)
         parallel = Path(tmp) / "parallel" / "course"

@@ -112,7 +112,7 @@ def _copy_submission():
     here = os.getcwd()
     if not os.path.isdir(SUBMISSION) or os.path.realpath(SUBMISSION) == os.path.realpath(here):
         return
-    for folder, dirs, files in os.walk(SUBMISSION):
+    for folder, _dirs, files in os.walk(SUBMISSION):
         rel = os.path.relpath(folder, SUBMISSION)
         target = os.path.normpath(os.path.join(here, rel))
         os.makedirs(target, exist_ok=True)
@@ -125,7 +125,8 @@ def _copy_submission():
 def _too_many_files(limit=MAX_FILES):
     """Whether the working directory and /tmp hold more than ``limit`` entries (counting stops early)."""
     n = 0
-    for top in (os.getcwd(), "/tmp"):
+    # /tmp is the sandbox's own; without a sandbox (GRADING_SANDBOX=off) it is the machine's
+    for top in (os.getcwd(), "/tmp") if SUBMISSION == "/submission" else (os.getcwd(),):
         stack = [top]
         while stack:
             try:

@@ -43,8 +43,9 @@ c.Execute.timeout = 10
 
 def _course(tmp, n_students, *, plain):
     """A course copy with ``n_students`` correct submissions; ``plain``: nbgrader's own settings."""
-    from grading.autograde import release
     from grading_helpers import fill, make_course, reference_bodies, submit
+
+    from grading.autograde import release
 
     course = make_course(Path(tempfile.mkdtemp(dir=tmp)))
     release(course, ASSIGNMENT)

@@ -1019,7 +1019,8 @@ class MarginExplorer(_LiveFigure):
 
     def draw(self):
         """Draw the data set of the current margin and PLA's run on it."""
-        from .theory import margin as rho_of, radius
+        from .theory import margin as rho_of
+        from .theory import radius
 
         self.X, self.y, self.w_f, self.result, self.check = self._run(float(self.slider.value))
         X, y = self.X, self.y
@@ -1084,8 +1085,8 @@ class SVMExplorer(_FigureWidget):
     """
 
     def __init__(self, X, y, *, kernel="linear", C=1.0, gamma=1.0, degree=2):
-        from .kernels import KERNELS
         from ._validation import check_matrix
+        from .kernels import KERNELS
 
         X = check_matrix(X, "X")
         if X.shape[1] != 2:

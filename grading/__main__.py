@@ -53,6 +53,7 @@ def main(argv=None):
                 print(f"released {name} into {where}")
         elif args.command == "autograde":
             from traitlets.config import Config
+
             from .autograde import autograde
             overrides = Config()
             if args.timeout is not None:

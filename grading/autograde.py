@@ -245,7 +245,8 @@ def autograde(root, assignment, *, overrides=None, echo=print):
     if not students:
         raise CourseError(
             f"no submissions of {assignment!r} to grade: expected folders "
-            f"{course.submitted_dir}/<student>/{assignment}/ holding {', '.join(n + '.ipynb' for n in course.notebooks(assignment))}")
+            f"{course.submitted_dir}/<student>/{assignment}/ holding "
+            f"{', '.join(n + '.ipynb' for n in course.notebooks(assignment))}")
 
     try:
         Sandbox().check()

@@ -238,7 +238,7 @@ class Session:
             reply = self.worker.request({"op": "exec", "source": source, "cell": index}, self.remaining())
         except (CallTimeout, ChannelError) as exc:
             self.history.append((index, definitions_only(source)))
-            error = self._stopped_error(exc, f"this cell")
+            error = self._stopped_error(exc, "this cell")
             self.restart()
             return "", error
         error = reply.get("error")

@@ -144,7 +144,8 @@ class CourseExecute(NbGraderPreprocessor):
 
     The test cells come from the gradebook, the student's files from ``submitted/`` (links
     never followed), the functions withheld from ``course_lib`` from
-    ``source/<assignment>/course_lib_withheld.txt`` (:mod:`grading.withhold`), and the timeouts from here (``c.CourseExecute.*`` in nbgrader_config.py;
+    ``source/<assignment>/course_lib_withheld.txt`` (:mod:`grading.withhold`), and the timeouts from here
+    (``c.CourseExecute.*`` in nbgrader_config.py;
     ``c.Execute.timeout`` is the per-cell timeout when ``c.CourseExecute.timeout`` is not set).
     """
 

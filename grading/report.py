@@ -23,8 +23,20 @@ from collections import Counter
 from pathlib import Path
 
 from .course import Course, CourseError
-from .exporters import (FORMATS, GRADED, NOT_SUBMITTED, SCORED, assignment_rows, course_table, exercise_of, fmt,
-                        write_assignment_csv, write_canvas_csv, write_course_csv, write_moodle_csv)
+from .exporters import (
+    FORMATS,
+    GRADED,
+    NOT_SUBMITTED,
+    SCORED,
+    assignment_rows,
+    course_table,
+    exercise_of,
+    fmt,
+    write_assignment_csv,
+    write_canvas_csv,
+    write_course_csv,
+    write_moodle_csv,
+)
 
 __all__ = ["exercise_of", "collect", "grades", "statistics", "histogram"]
 

@@ -139,7 +139,7 @@ def _python_paths():
     return paths
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _package_dirs(names=("course_lib",)):
     """Where the course's own packages live for the sandboxed interpreter.
 
@@ -296,7 +296,7 @@ class Sandbox:
         """Make ``workdir`` writable by the sandbox user."""
         if self.mode == "bwrap" and os.geteuid() == 0:
             uid, gid = self._unprivileged_user(uid)
-            for root, dirs, files in os.walk(workdir):
+            for root, _dirs, files in os.walk(workdir):
                 os.chown(root, uid, gid)
                 for name in files:
                     os.chown(os.path.join(root, name), uid, gid, follow_symlinks=False)

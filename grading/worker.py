@@ -112,7 +112,7 @@ def _copy_submission():
     here = os.getcwd()
     if not os.path.isdir(SUBMISSION) or os.path.realpath(SUBMISSION) == os.path.realpath(here):
         return
-    for folder, dirs, files in os.walk(SUBMISSION):
+    for folder, _dirs, files in os.walk(SUBMISSION):
         rel = os.path.relpath(folder, SUBMISSION)
         target = os.path.normpath(os.path.join(here, rel))
         os.makedirs(target, exist_ok=True)

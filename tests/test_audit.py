@@ -4,10 +4,10 @@ import sys
 
 import nbformat
 import pytest
+from grading_helpers import ASSIGNMENT, fill, make_course, reference_bodies, submit
 
 from grading.audit import audit, audit_source
 from grading.autograde import release
-from grading_helpers import ASSIGNMENT, fill, make_course, reference_bodies, submit
 
 
 @pytest.mark.parametrize("code, expected", [

@@ -17,12 +17,11 @@ import time
 import urllib.error
 from pathlib import Path
 
+import labdriver as ld
 import nbformat
 import pytest
-
-import labdriver as ld
-from playwright.sync_api import expect
 from grading_helpers import ASSIGNMENT, fill, grade_id, reference_bodies
+from playwright.sync_api import expect
 
 pytest_plugins = ["labdriver"]
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -161,7 +160,7 @@ def test_students_see_validate_and_assignments_but_no_instructor_tools(student_l
     with pytest.raises(urllib.error.HTTPError) as err:
         student_lab.api("formgrader")
     assert err.value.code == 404
-    assert student_lab.api(f"assignments?course_id=ml-foundations") is not None
+    assert student_lab.api("assignments?course_id=ml-foundations") is not None
 
 
 def exercise_points(nb):
@@ -206,7 +205,7 @@ def test_instructors_see_the_formgrader_with_the_autograded_scores(instructor_la
     row.wait_for()
     header = [" ".join(h.split()) for h in frame.locator("thead th").all_text_contents()]
     cells = [c.strip() for c in row.locator("td").all_text_contents()]
-    assert cells[header.index("# Submissions")] == str(len(expected)), dict(zip(header, cells))
+    assert cells[header.index("# Submissions")] == str(len(expected)), dict(zip(header, cells, strict=False))
 
     # Manage Students: every student's score out of the assignment's points
     frame.locator("a", has_text="Manage Students").click()

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from grading_helpers import ASSIGNMENT, make_course
 
 from grading.course import Course
 from grading.exporters import CANVAS_COLUMNS, MOODLE_COLUMNS
 from grading.late import penalty_for
 from grading.report import grades
-from grading_helpers import ASSIGNMENT, make_course
 
 DUE = dt.datetime(2026, 11, 20, 23, 59, 0)
 # student: (seconds late or None for on time, {test cell: earned fraction} -> others full, status file entry)
@@ -36,8 +36,9 @@ def _gb(course):
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     """A course whose gradebook holds four submissions of ps1 and a student who submitted nothing."""
-    from grading.autograde import sync_gradebook
     from nbgrader.preprocessors import AssignLatePenalties
+
+    from grading.autograde import sync_gradebook
 
     root = make_course(tmp_path_factory.mktemp("exports"))
     c = Course(root)
@@ -82,7 +83,7 @@ def _rows(path, skip=0):
     with Path(path).open(newline="") as f:
         lines = list(csv.reader(f))
     header, body = lines[0], lines[1 + skip:]
-    return header, {r[header.index("student_id")] if "student_id" in header else r[3]: dict(zip(header, r))
+    return header, {r[header.index("student_id")] if "student_id" in header else r[3]: dict(zip(header, r, strict=True))
                     for r in body}
 
 
@@ -130,11 +131,11 @@ def test_summary_statistics_pass_rates_and_histogram(course):
     # 3 scored submissions; cyd fails every pla test, bob the radius one
     for gid in pla_tests:
         assert pytest.approx(200 / 3, abs=0.05) == float(
-            next(l for l in text.splitlines() if l.startswith(gid + " ")).split()[2].rstrip("%"))
-    radius = next(l for l in text.splitlines() if l.startswith("radius-longest-example-with-x0 "))
+            next(line for line in text.splitlines() if line.startswith(gid + " ")).split()[2].rstrip("%"))
+    radius = next(line for line in text.splitlines() if line.startswith("radius-longest-example-with-x0 "))
     assert "66.7%" in radius
     pla_points = sum(p for _, g, p in course["cells"] if g.startswith("pla-"))
-    pla_line = next(l for l in text.splitlines() if l.startswith("pla "))
+    pla_line = next(line for line in text.splitlines() if line.startswith("pla "))
     assert f"0x1 {pla_points:g}x2" in pla_line
     png = root / f"grades-{ASSIGNMENT}-histogram.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

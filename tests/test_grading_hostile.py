@@ -19,11 +19,11 @@ import threading
 
 import nbformat
 import pytest
+from grading_helpers import ASSIGNMENT, fill, make_course, reference_bodies, submit
 from traitlets.config import Config
 
 from grading.autograde import autograde, release
 from grading.report import collect
-from grading_helpers import ASSIGNMENT, fill, make_course, reference_bodies, submit
 
 REF = reference_bodies()
 POINTS = {"predict": 3, "pla": 4, "radius": 1, "margin": 1, "bound": 1, "pocket": 3,

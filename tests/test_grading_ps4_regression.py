@@ -10,10 +10,21 @@ import re
 
 import nbformat
 import pytest
+from grading_helpers import (
+    ROOT,
+    autograde_class,
+    fill,
+    grade_id,
+    make_course,
+    public_lines,
+    reference_bodies,
+    released_notebook,
+    self_check,
+    submit,
+    with_answers,
+)
 
 from grading.feedback import hidden_lines
-from grading_helpers import (ROOT, autograde_class, fill, grade_id, make_course, public_lines, reference_bodies,
-                             released_notebook, self_check, submit, with_answers)
 
 ASSIGNMENT = "ps4_regression"
 SOURCE_NB = ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"

@@ -10,7 +10,6 @@ import sys
 
 import nbformat
 import pytest
-
 from grading_helpers import ASSIGNMENT, fill, make_course, reference_bodies, submit
 
 pytestmark = pytest.mark.slow

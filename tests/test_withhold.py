@@ -7,11 +7,10 @@ message naming the function, while an honest ``pla`` and the rest of ``course_li
 import nbformat
 import numpy as np
 import pytest
+from grading_helpers import ROOT
 
 from grading.engine import execute_submission
 from grading.withhold import FILE, message, parse_withheld, withheld_copy, withheld_names
-
-from grading_helpers import ROOT
 
 ASSIGNMENT = "ps1_perceptron"
 WITHHELD = withheld_names(ROOT / "source" / ASSIGNMENT)
@@ -95,8 +94,9 @@ def test_honest_work_and_the_rest_of_course_lib_are_untouched():
 
 
 def test_the_copy_replaces_only_the_listed_functions(tmp_path):
-    import course_lib
     from pathlib import Path
+
+    import course_lib
 
     copy = withheld_copy(["pla"], ASSIGNMENT, tmp_path / "course_lib", source=Path(course_lib.__file__).parent)
     text = (copy / "perceptron.py").read_text()

@@ -757,7 +757,7 @@ class DescentExplorer(_LiveFigure):
         self.X, self.y = X, y
         rng = np.random.default_rng(rng)
         self.orders = np.array([rng.permutation(len(y)) for _ in range(max_epochs)])
-        self.eta_slider = _slider(widgets.FloatLogSlider, value=eta, base=10, min=-2, max=1.3, step=0.1,
+        self.eta_slider = _slider(widgets.FloatLogSlider, value=eta, base=10, min=-2, max=2, step=0.1,
                                   description="η", readout_format=".3g")
         self.epoch_slider = _slider(widgets.IntSlider, value=epochs, min=1, max=max_epochs, description="epochs")
         left, right = self.axes

@@ -65,7 +65,7 @@ clean:  ## remove the virtual environment and caches
 # The course directory is this folder (nbgrader_config.py). See "For instructors" in README.md.
 ASSIGNMENT ?= ps1_perceptron
 GRADING    := $(BIN)/python -m grading
-.PHONY: release autograde feedback grades audit check
+.PHONY: release autograde feedback grades audit check regrade-check
 
 release: setup  ## instructors: student versions of every assignment (or of ASSIGNMENT=...) into release/
 	$(GRADING) release $(if $(filter command line environment override,$(origin ASSIGNMENT)),$(ASSIGNMENT))
@@ -80,6 +80,11 @@ feedback: setup  ## instructors: HTML feedback into feedback/ (no hidden tests s
 FORMAT ?= csv
 grades: setup  ## instructors: grades-ASSIGNMENT.csv, summary, histogram, course grades.csv (FORMAT=canvas|moodle: LMS file)
 	$(GRADING) grades $(ASSIGNMENT) --format $(FORMAT)
+
+regrade-check: setup  ## instructors: STUDENT=... [CELL=grade_id]: run a student's tests again, same seeds as graded
+	@test -n "$(STUDENT)" || { echo "usage: make regrade-check ASSIGNMENT=... STUDENT=... [CELL=grade_id]" >&2; exit 2; }
+	@sh scripts/system-deps.sh sandbox
+	$(GRADING) regrade-check $(ASSIGNMENT) "$(STUDENT)" $(if $(CELL),"$(CELL)")
 
 audit: setup  ## instructors: list code in the submissions that looks like tampering (grades unchanged)
 	$(GRADING) audit $(ASSIGNMENT)

@@ -73,3 +73,15 @@ c.LatePenalty.grace_minutes = 0.0
 # (graded, ungraded, not submitted, ...); a submission without a grade has an empty score,
 # never 0, and the score is after the late penalty (late_seconds and penalty columns).
 c.ExportApp.plugin_class = "grading.exporters.CourseExport"
+
+# --- Student HTML is shown inert (grading/safe_html.py) ------------------------------
+# Feedback pages (nbgrader generate_feedback, the Formgrader's button, make feedback) and
+# the Formgrader's view of a submission sanitize the student's Markdown and outputs and
+# carry a Content-Security-Policy that runs none of the student's scripts.
+import sys  # noqa: E402
+
+if c.CourseDirectory.root not in sys.path:  # the Formgrader may run outside the course folder
+    sys.path.insert(0, c.CourseDirectory.root)
+from grading.safe_html import configure as _course_html  # noqa: E402
+
+_course_html(c)

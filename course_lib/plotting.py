@@ -211,7 +211,8 @@ def plot_pla_step(X, y, w_t, w_next, n, *, ax=None, t=None):
     for vec, color, text in arrows:
         if np.any(vec != 0):
             tip = vec / scale
-            ax.annotate("", xy=tip, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=color, linewidth=1.6), zorder=5)
+            ax.annotate("", xy=tip, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=color, linewidth=1.6),
+                        zorder=5)
             out = 14 * tip / np.linalg.norm(tip)            # the label just beyond the tip ...
             label = ax.annotate(text, xy=tip, xytext=tuple(out), textcoords="offset points", color=color,
                                 fontsize=9, ha="center", va="center", zorder=5,

@@ -162,6 +162,15 @@ class PLAStepper(_FigureWidget):
         self.prev_button.on_click(lambda _: self._move(-1))
         self.next_button.on_click(lambda _: self._move(+1))
         self.slider.observe(lambda _: self.draw(), names="value")
+        from matplotlib.lines import Line2D
+
+        key = [Line2D([], [], marker="o", linestyle="", markerfacecolor="none", color=plotting.POSITIVE_COLOR),
+               Line2D([], [], marker="x", linestyle="", color=plotting.NEGATIVE_COLOR),
+               Line2D([], [], marker="o", linestyle="", markerfacecolor="none", color="black", markersize=11),
+               Line2D([], [], color="grey", linestyle="--"), Line2D([], [], color="black")]
+        self.fig.legend(key, ["+1", "−1", "next mistake", "$w_t$", "$w_{t+1}$"], loc="lower center", ncol=5,
+                        fontsize=7, frameon=False, handlelength=1.5, columnspacing=1.0)
+        self.fig.subplots_adjust(bottom=0.16)
         controls = widgets.HBox([self.prev_button, self.slider, self.next_button])
         self.widget = widgets.VBox([controls, self.image, self.status])
         self.draw()
@@ -186,6 +195,8 @@ class PLAStepper(_FigureWidget):
             done = "PLA halted: a full cycle found no mistake" if res.halted else "stopped at max_updates"
             self.ax.set_title(f"t = {t}: {done}", fontsize=10)
             what = done
+        if self.ax.legend_ is not None:  # the figure's own legend, drawn once below the axes, says it all
+            self.ax.legend_.remove()
         self._render()
         w_text = ", ".join(f"{v:+.2f}" for v in w_t)
         self.status.value = (
@@ -337,7 +348,8 @@ class BinExplorer(_FigureWidget):
         self.bound = self._hoeffding.hoeffding_bound(eps, n)
         self._clear()
         plotting.plot_nu_histogram(self.nu, mu, n, eps, ax=self.ax)
-        self.ax.set_ylim(0, np.ceil(self.ax.get_ylim()[1] * 10) / 10)  # in steps of 0.1: the axes rarely change
+        top = self.ax.get_ylim()[1]                     # a few fixed heights: the axes are rarely drawn again
+        self.ax.set_ylim(0, next((h for h in (0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1.05) if h >= top - 1e-9), top))
         if self.n_draws == 0:  # margins fitted to the labels once; refitting costs as much as drawing
             self.fig.tight_layout()
         self._render()
@@ -700,7 +712,8 @@ class WeightDecayExplorer(_LiveFigure):
         self.axes[1].set_title(f"E_in = {self.e_in:.2f}, E_out = {self.e_out:.2f}", fontsize=10)
         self._render()
         self.status.value = (
-            f"λ = <b>{lam:.1e}</b>: E<sub>in</sub> = <b>{self.e_in:.3f}</b>, E<sub>out</sub> = <b>{self.e_out:.3f}</b>, "
+            f"λ = <b>{lam:.1e}</b>: E<sub>in</sub> = <b>{self.e_in:.3f}</b>, "
+            f"E<sub>out</sub> = <b>{self.e_out:.3f}</b>, "
             f"‖w‖ = {np.linalg.norm(self.w):.3g} ({len(self.w)} weights)"
         )
 

@@ -27,8 +27,11 @@ this package adds what a fair and tamper-proof grade needs on top of it:
 * :mod:`grading.audit` — code in the submissions that looks like tampering, listed;
 * :mod:`grading.validate` — the students' self-check (``make check``) on the same engine,
   exiting non-zero when a visible test fails;
-* :mod:`grading.checks` — helpers the hidden tests of an assignment call;
-* :mod:`grading.context` — which test cell of whose submission is being graded.
+* :mod:`grading.checks` — helpers the hidden tests of an assignment call: the comparison that
+  refuses NaN, infinities and wrong shapes, and :func:`grading.checks.test_rng`, their random data;
+* :mod:`grading.context` — which test cell of whose submission is being graded (the seed of
+  its random data);
+* :mod:`grading.replay` — ``make regrade-check``: a student's test cell run again as graded.
 
 Nothing here is imported by ``course_lib``.
 """

@@ -11,6 +11,8 @@ Commands (run from the course directory, or pass ``--course``):
                                   course's grades.csv (and a file Canvas or Moodle imports)
   audit     ASSIGNMENT            list code in the submissions that looks like tampering
   check     NOTEBOOK...           run a notebook's visible tests; exit 1 if one fails
+  regrade-check ASSIGNMENT STUDENT [CELL]
+                                  run a student's test cells again as graded (same seeds), show CELL
 """
 import argparse
 import sys
@@ -39,6 +41,10 @@ def main(argv=None):
     p.add_argument("notebooks", nargs="+")
     p.add_argument("--timeout", type=int, default=None)
     p.add_argument("--here", action="store_true", help=argparse.SUPPRESS)  # inside the sandbox
+    p = sub.add_parser("regrade-check")
+    p.add_argument("assignment")
+    p.add_argument("student")
+    p.add_argument("cell", nargs="?", default=None, help="grade_id of one test cell (default: all)")
     args = parser.parse_args(argv)
 
     try:
@@ -68,6 +74,9 @@ def main(argv=None):
         elif args.command == "audit":
             from .audit import audit
             audit(args.course, args.assignment)
+        elif args.command == "regrade-check":
+            from .replay import regrade_check
+            regrade_check(args.course, args.assignment, args.student, args.cell)
         elif args.command == "check":
             from .validate import check
             return check(args.notebooks, timeout=args.timeout, sandboxed=False if args.here else None)

@@ -18,6 +18,7 @@ restore deleted test cells unless told to. Here every run
    ``autograded/grading-status.json``; a submission that could not be graded has no
    grades in the gradebook and is exported as *ungraded*, never as 0.
 """
+import contextlib
 import logging
 import os
 import shutil
@@ -317,4 +318,24 @@ def autograde(root, assignment, *, overrides=None, echo=print):
         echo(f"NOT GRADED ({len(bad)}) — exported as ungraded, not as 0; look at them by hand:")
         for s, why in bad.items():
             echo(f"  {s}: {why}")
+    pending = _needs_manual_grading(course, assignment, graded)
+    if pending:
+        cells = sorted({g for names in pending.values() for g in names})
+        echo(f"NEEDS MANUAL GRADING ({len(pending)}) — {', '.join(cells)}: totals are provisional until a grader "
+             "gives these points in the Formgrader (make grades lists who is waiting)")
     return status
+
+
+def _needs_manual_grading(course, assignment, students):
+    """``{student: [grade_id, ...]}`` of answers graded by hand that have no grade yet."""
+    from nbgrader.api import Gradebook
+
+    pending = {}
+    with contextlib.suppress(Exception), warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
+        warnings.simplefilter("ignore")
+        for student in students:
+            sub = gb.find_submission(assignment, student)
+            names = [g.name for nb in sub.notebooks for g in nb.grades if g.needs_manual_grade and g.manual_score is None]
+            if names:
+                pending[student] = names
+    return pending

@@ -1,6 +1,8 @@
 """Helpers that the hidden tests of the course's assignments call.
 
 * :func:`test_rng` — the random generator of the test cell being graded;
+* :func:`numbers` and :func:`assert_close` — the comparison of test cells, refusing NaN,
+  infinities, text, booleans and wrong shapes by name;
 * :func:`refuse_reference` — kept for test cells that still call it; it checks nothing. An
   answer can no longer delegate to ``course_lib``'s own implementation of an exercise:
   while an assignment is graded, the student's process gets a ``course_lib`` without
@@ -12,7 +14,7 @@
 import ast
 import re
 
-__all__ = ["refuse_reference", "test_rng", "python_source"]
+__all__ = ["refuse_reference", "test_rng", "numbers", "assert_close", "python_source"]
 
 
 _IPYTHON = re.compile(r"^\s*[%!]|^[^#\n]*=\s*[%!]|\?\s*$", re.M)
@@ -86,3 +88,88 @@ def test_rng():
 
 
 test_rng.__test__ = False   # not a pytest test, whatever module imports it
+
+
+def numbers(value, name, *, shape=None):
+    """``value`` as a float array, or an AssertionError saying why it is not a valid answer.
+
+    The one gate every test's comparison goes through: a comparison such as
+    ``abs(got - want) > tol`` is False for NaN, so an answer of NaN would pass it. Here
+    NaN, infinities, text, booleans and a wrong shape are refused explicitly, with a message
+    naming ``name``.
+
+    Parameters
+    ----------
+    value : object
+        What the student's function returned (or a part of it).
+    name : str
+        How the message calls it, e.g. ``"intensity(images)"``.
+    shape : tuple of int, optional
+        The shape it must have (``()`` for one number).
+
+    Returns
+    -------
+    numpy.ndarray of float
+
+    Examples
+    --------
+    >>> numbers([1, 2.5], "w", shape=(2,))
+    array([1. , 2.5])
+    >>> numbers([1.0, float("nan")], "w")
+    Traceback (most recent call last):
+    ...
+    AssertionError: w holds nan at index 1: every value should be a finite number
+    >>> numbers([1.0, 2.0], "w", shape=(3,))
+    Traceback (most recent call last):
+    ...
+    AssertionError: w should have shape (3,); it has shape (2,)
+    """
+    import numpy as np
+
+    if isinstance(value, (str, bytes)):
+        raise AssertionError(f"{name} should be numbers; it is the text {value!r:.60}")
+    try:
+        arr = np.asarray(value)
+    except Exception:  # noqa: BLE001 - ragged lists and the like
+        raise AssertionError(f"{name} should be numbers; it is {type(value).__name__}") from None
+    if arr.dtype.kind not in "iuf":
+        what = "True/False values" if arr.dtype.kind == "b" else f"of type {arr.dtype}"
+        raise AssertionError(f"{name} should be numbers; it holds {what}")
+    arr = arr.astype(float)
+    if shape is not None and arr.shape != tuple(shape):
+        raise AssertionError(f"{name} should have shape {tuple(shape)}; it has shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0]) if arr.ndim else ()
+        text = f" at index {where[0] if len(where) == 1 else where}" if where else ""
+        raise AssertionError(f"{name} holds {arr[where]}{text}: every value should be a finite number")
+    return arr
+
+
+def assert_close(got, want, name, *, atol=0.0, rtol=0.0, context=""):
+    """Fail unless ``got`` has ``want``'s shape, is finite, and ``|got - want| <= atol + rtol |want|``.
+
+    Returns ``got`` as a float array. The message names ``name``, the first wrong entry and
+    ``context`` (the input that was tried).
+
+    Examples
+    --------
+    >>> assert_close([1.0, 2.0 + 1e-12], [1.0, 2.0], "w", atol=1e-9)
+    array([1., 2.])
+    >>> assert_close([1.0, 2.5], [1.0, 2.0], "w", atol=1e-9, context="on the example")
+    Traceback (most recent call last):
+    ...
+    AssertionError: on the example, w should be [1.0, 2.0]; it is [1.0, 2.5] (entry 1 is off by 0.5)
+    """
+    import numpy as np
+
+    want = np.asarray(want, dtype=float)
+    got = numbers(got, name, shape=want.shape)
+    off = np.abs(got - want)
+    wrong = ~(off <= atol + rtol * np.abs(want))
+    if np.any(wrong):
+        where = tuple(int(i) for i in np.argwhere(wrong)[0]) if wrong.ndim else ()
+        entry = f" (entry {where[0] if len(where) == 1 else where} is off by {off[where]:.3g})" if where else ""
+        shown = lambda a: np.round(a, 6).tolist() if a.size <= 12 else f"an array of shape {a.shape}"  # noqa: E731
+        prefix = f"{context}, " if context else ""
+        raise AssertionError(f"{prefix}{name} should be {shown(want)}; it is {shown(got)}{entry}")
+    return got

@@ -165,7 +165,9 @@ def assignment_rows(gb, assignment, *, status=None, submitted=()):
             raw = sum(parts.values())
             penalty = float(sub.late_submission_penalty or 0.0)
             late = float(sub.total_seconds_late or 0.0)
-            pending = [g.name for g in grades if g.name in manual_cells and g.score is None]
+            # nbgrader reports a score of 0 for an answer nobody has graded yet: ask needs_manual_grade
+            pending = [g.name for g in grades
+                       if g.name in manual_cells and g.needs_manual_grade and g.manual_score is None]
             row.update(status=MANUAL if pending else GRADED, reason=info.get("reason", ""),
                        timestamp=sub.timestamp, late_seconds=late, raw_score=raw, penalty=penalty,
                        score=max(0.0, raw - penalty), parts=parts, cells=cells)

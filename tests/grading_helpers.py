@@ -89,11 +89,6 @@ def with_answers(reference, **changes):
     return out
 
 
-def scores_with(points, **lost):
-    """Expected score of every exercise: full marks except the points lost in ``lost``."""
-    return {ex: pts - lost.get(ex, 0) for ex, pts in points.items()}
-
-
 def released_notebook(course, assignment=ASSIGNMENT):
     """Release ``assignment`` in the throwaway ``course`` and return the student version."""
     from grading.autograde import release
@@ -102,7 +97,7 @@ def released_notebook(course, assignment=ASSIGNMENT):
     return nbformat.read(course / "release" / assignment / f"{assignment}.ipynb", as_version=4)
 
 
-def autograde_class(course, assignment=ASSIGNMENT, *, timeout):
+def autograde_class(course, assignment=ASSIGNMENT, *, timeout, echo=None):
     """Autograde every submission in ``course`` once; return the statuses, grades and time taken."""
     import time
 
@@ -112,7 +107,8 @@ def autograde_class(course, assignment=ASSIGNMENT, *, timeout):
     from grading.report import collect
 
     start = time.monotonic()
-    status = autograde(course, assignment, overrides=Config({"Execute": {"timeout": timeout}}), echo=lambda *a: None)
+    status = autograde(course, assignment, overrides=Config({"Execute": {"timeout": timeout}}),
+                       echo=echo or (lambda *a: None))
     elapsed = time.monotonic() - start
     exercises, rows = collect(course, assignment)
     return {"course": course, "status": status, "rows": {r["student"]: r for r in rows},
@@ -125,20 +121,6 @@ def assert_parts(graded, student, parts):
     assert row["status"] == "graded", f"{student}: {row['reason']}"
     assert row["parts"] == parts, f"{student}: expected {parts}, got {row['parts']}"
     assert row["score"] == sum(parts.values())
-
-
-def assert_known_wrong_answers_cover_every_exercise(assignment, points, cases):
-    """Every exercise has a visible test and a known-wrong answer confined to it that earns none of its points."""
-    nb = nbformat.read(ROOT / "release" / assignment / f"{assignment}.ipynb", as_version=4)
-    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
-    assert {grade_id(c).split("-")[0] for c in tests} == set(points)
-    for c in tests:
-        assert "assert" in c.source, f"{grade_id(c)} has no visible test"
-    wrong = {s: parts for s, (_, parts) in cases.items() if s not in ("reference", "partial") and "course_lib" not in s}
-    zeroed = {ex for parts in wrong.values() for ex in points if parts[ex] == 0}
-    assert zeroed == set(points), "every exercise has a known-wrong answer that earns none of its points"
-    assert all(sum(parts[ex] < points[ex] for ex in points) == 1 for parts in wrong.values()), \
-        "each known-wrong answer is confined to one exercise"
 
 
 def self_check(graded, student, assignment=ASSIGNMENT, *, timeout):
@@ -158,43 +140,3 @@ def public_lines(nb):
         text = re.sub(r"### BEGIN (SOLUTION|HIDDEN TESTS).*?### END (SOLUTION|HIDDEN TESTS)", "", c.source, flags=re.S)
         public |= {line.strip() for line in text.splitlines()}
     return public
-
-
-def class_grading_tests(assignment, points, cases, *, timeout):
-    """The end-to-end grading tests every assignment shares, for ``globals().update(...)`` in its test file.
-
-    One module-scoped autograde run (fixture ``graded``) of ``cases`` (``{student: (answers,
-    expected points per exercise)}``) plus the untouched release; then every exercise's score of
-    every submission, the untouched release's 0, the known-wrong answers' coverage, the students'
-    self-check and a guard on the time per submission.
-    """
-    import pytest
-
-    @pytest.fixture(scope="module")
-    def graded(tmp_path_factory):
-        course = make_course(tmp_path_factory.mktemp(f"grading_{assignment}"))
-        released = released_notebook(course, assignment)
-        for student, (ans, _) in cases.items():
-            submit(course, student, fill(released, ans), assignment=assignment)
-        submit(course, "untouched", released, assignment=assignment)
-        return autograde_class(course, assignment, timeout=timeout)
-
-    def test_points_per_exercise(graded):
-        assert graded["exercises"] == points
-
-    def test_every_exercise_has_a_visible_test_and_a_known_wrong_answer():
-        assert_known_wrong_answers_cover_every_exercise(assignment, points, cases)
-
-    @pytest.mark.parametrize("student", sorted(cases))
-    def test_grade(graded, student):
-        assert_parts(graded, student, cases[student][1])
-
-    def test_untouched_release_scores_zero(graded):
-        assert_parts(graded, "untouched", {ex: 0 for ex in points})
-
-    def test_reference_passes_the_self_check(graded):
-        for student, code in (("reference", 0), ("untouched", 1)):
-            out = self_check(graded, student, assignment, timeout=timeout)
-            assert out.returncode == code, out.stdout[-2000:]
-
-    return {name: f for name, f in locals().items() if name == "graded" or name.startswith("test_")}

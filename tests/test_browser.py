@@ -11,6 +11,7 @@ Without a Chromium these tests are skipped with a note on how to install one
 (``apt-get install chromium``); with ``COURSE_REQUIRE_BROWSER=1`` (CI) they fail instead.
 A failing test leaves a screenshot of its page in browser-screenshots/ (path in the report).
 """
+import contextlib
 import re
 import subprocess
 import time
@@ -215,3 +216,172 @@ def test_instructors_see_the_formgrader_with_the_autograded_scores(instructor_la
         text = " ".join(line.text_content().split())
         assert re.search(rf"(?<![\d.]){score:g}(\.0+)? / {total:g}(\.0+)?$", text), \
             f"{student}: expected {score:g} / {total:g}, the Formgrader shows {text!r}"
+
+
+# --- student HTML in the instructor's browser ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def hostile_lab(browser, tmp_path_factory):
+    """``make lab-instructor`` with one autograded submission carrying every HTML attack.
+
+    A lab of its own: the other instructor test counts the submissions of its course.
+    """
+    import hostile_html as hh
+    try:
+        with ld.running_lab("instructor", tmp_path_factory.mktemp("lab-hostile")) as lab:
+            course = lab.course
+            released = nbformat.read(course / RELEASED, as_version=4)
+            nb = fill(released, reference_bodies(ASSIGNMENT))
+            extra = hh.hostile_cells()
+            if nb.nbformat_minor < 5:  # cell ids came with nbformat 4.5
+                for cell in extra:
+                    cell.pop("id", None)
+            nb.cells += extra
+            folder = course / "submitted" / "mallory" / ASSIGNMENT
+            folder.mkdir(parents=True)
+            nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+            # a page handed in beside the notebook, which the Formgrader would serve from the
+            # instructor's server if a link of the notebook led there
+            (folder / "helper.html").write_text(f"<script>{hh.script('submitted-file')}</script>")
+            run = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-m", "grading", "autograde", ASSIGNMENT],
+                                 cwd=course, capture_output=True, text=True, timeout=300)
+            assert run.returncode == 0, run.stdout + run.stderr
+            yield lab
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+class Traces:
+    """What a student's script would leave behind in a page: console lines, globals, files."""
+
+    def __init__(self, page, lab):
+        import hostile_html as hh
+        self.page, self.lab, self.tags = page, lab, hh.ALL_TAGS
+        self.console, self.pending = [], set()
+        page.on("console", lambda msg: self.console.append(msg.text))
+        page.context.on("page", lambda popup: popup.on("console", lambda msg: self.console.append(msg.text)))
+        page.on("request", lambda r: self.pending.add(r))
+        page.on("requestfinished", lambda r: self.pending.discard(r))
+        page.on("requestfailed", lambda r: self.pending.discard(r))
+
+    def click_everything(self):
+        """Click every link and button the student's cells offer (``click me``)."""
+        for frame in self.page.frames:
+            with contextlib.suppress(Exception):  # a click that led elsewhere detaches the frames
+                for el in frame.locator(":is(a, button, text, span):text-is('click me')").all():
+                    el.click(timeout=2_000, no_wait_after=True)
+
+    def settled(self, timeout=30):
+        """Wait until the page has loaded and every request it made has been answered or failed."""
+        self.page.wait_for_load_state("load")
+        deadline = time.monotonic() + timeout
+        while self.pending and time.monotonic() < deadline:
+            self.page.wait_for_timeout(50)  # lets Playwright deliver the request events
+        assert not self.pending, f"requests still under way after {timeout} s: {[r.url for r in self.pending]}"
+
+    def left(self):
+        self.settled()
+        found = {"console": [t for t in self.console if "PWNED" in t]}
+        found["globals"] = [f"{frame.url[:80]}: {g}" for frame in self.page.frames
+                            for g in [_frame_global(frame, "__pwned")] if g]
+        found["files"] = sorted(p.name for p in self.lab.course.rglob("pwned-*"))
+        return {k: v for k, v in found.items() if v}
+
+
+def _frame_global(frame, name):
+    try:
+        return frame.evaluate(f"() => window.{name} || null")
+    except Exception:  # a frame that went away, or one the page cannot reach
+        return None
+
+
+def assert_inline_script_refused(page):
+    """The page's policy refuses a script without its nonce (as a payload that got through would be)."""
+    ran = page.evaluate("""() => { const s = document.createElement('script');
+        s.textContent = 'window.__inlineRan = true'; document.body.appendChild(s); return !!window.__inlineRan; }""")
+    assert ran is False, "an inline script without the page's nonce ran: no Content-Security-Policy in force"
+
+
+@pytest.mark.slow
+def test_payloads_run_when_nothing_protects_the_page(hostile_lab, new_page):
+    """The control: rendered by plain nbconvert, the same submission runs its scripts in this browser."""
+    from nbconvert.exporters import HTMLExporter
+    autograded = hostile_lab.course / "autograded" / "mallory" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    html, _ = HTMLExporter().from_filename(str(autograded))
+    path = hostile_lab.course / "plain.html"
+    path.write_text(html)
+    page = new_page(hostile_lab)
+    traces = Traces(page, hostile_lab)
+    page.goto(path.as_uri())
+    traces.click_everything()
+    ran = {m.split(" ", 1)[1] for m in traces.console if m.startswith("PWNED ")}
+    assert {"img-onerror", "script", "svg-onload", "js-link", "iframe-srcdoc", "details-ontoggle"} <= ran, ran
+    path.unlink()
+
+
+@pytest.mark.slow
+def test_the_formgrader_shows_a_hostile_submission_inert(hostile_lab, new_page):
+    subs = hostile_lab.api(f"formgrader/api/submitted_notebooks/{ASSIGNMENT}/{ASSIGNMENT}")
+    [sub] = [s for s in subs if s["student"] == "mallory"]
+    page = new_page(hostile_lab)
+    traces = Traces(page, hostile_lab)
+    lab = page.goto(hostile_lab.url("lab"))  # the instructor logs in (the server's cookie)
+    page.wait_for_selector(".lm-MenuBar-itemLabel:has-text('Nbgrader')")
+    # JupyterLab's own pages keep their inline scripts: no script policy there
+    assert "script-src" not in (lab.headers.get("content-security-policy") or "")
+    address = hostile_lab.url(f"formgrader/submissions/{sub['id']}/").split("?")[0]
+    response = page.goto(address)
+    # the policy is sent as a header too (grading/formgrader_csp.py), the same as the page's
+    meta = page.locator("meta[http-equiv='Content-Security-Policy']").first.get_attribute("content")
+    assert response.headers.get("content-security-policy") == f"{meta}; frame-ancestors 'self'", response.headers
+    # nbgrader's own scripts run: the grading form shows the autograded scores
+    page.wait_for_function("() => [...document.querySelectorAll('input.score')].some(i => i.placeholder !== '')",
+                           timeout=60_000, polling=200)
+    traces.click_everything()
+    assert traces.left() == {}
+    assert_inline_script_refused(page)
+    # the control: the same script, run by the test in this page, does write into the course
+    import hostile_html as hh
+    status = page.evaluate(f"async () => (await {hh.write_file('control')}).status")
+    assert status == 201 and (hostile_lab.course / "pwned-control.txt").is_file(), \
+        f"the page could not have written a file at all ({status})"
+    (hostile_lab.course / "pwned-control.txt").unlink()
+    # the student's legitimate content is still there
+    body = page.locator("body").text_content()
+    assert "Legitimate work" in body and "E_{\\text{in}}(w)" in body and "42" in body
+    assert page.locator("img[alt='one pixel']").evaluate("i => i.complete && i.naturalWidth") == 1
+    # an HTML page handed in beside the notebook, opened by its address in the Formgrader
+    response = page.goto(address + "helper.html")
+    assert response.status == 200 and response.headers["content-security-policy"].startswith("sandbox")
+    assert traces.left() == {}
+
+
+@pytest.mark.slow
+def test_feedback_of_a_hostile_submission_is_inert(hostile_lab, new_page):
+    course = hostile_lab.course
+    page = new_page(hostile_lab)
+    traces = Traces(page, hostile_lab)
+    feedback = course / "feedback" / "mallory" / ASSIGNMENT / f"{ASSIGNMENT}.html"
+    # the Formgrader's "Generate Feedback" button
+    reply = hostile_lab.api(f"formgrader/api/assignment/{ASSIGNMENT}/mallory/generate_feedback", method="POST", body={})
+    assert reply["success"], reply
+    opened = [feedback.as_uri(), hostile_lab.url(f"files/feedback/mallory/{ASSIGNMENT}/{ASSIGNMENT}.html")]
+    for address in opened:
+        page.goto(address)
+        page.wait_for_selector("text=Legitimate work")
+        traces.click_everything()
+        assert traces.left() == {}, address
+        assert_inline_script_refused(page)
+    # nbgrader's command line, and make feedback, from the course folder
+    for command in (["nbgrader", "generate_feedback", ASSIGNMENT, "--force"],
+                    ["python", "-m", "grading", "feedback", ASSIGNMENT]):
+        feedback.unlink()
+        run = subprocess.run([str(ROOT / ".venv" / "bin" / command[0]), *command[1:]],
+                             cwd=course, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0 and feedback.is_file(), run.stdout + run.stderr
+        page.goto(feedback.as_uri())
+        page.wait_for_selector("text=Legitimate work")
+        traces.click_everything()
+        assert traces.left() == {}, command
+        assert_inline_script_refused(page)
+        assert page.locator("img[alt='one pixel']").evaluate("i => i.complete && i.naturalWidth") == 1

@@ -133,7 +133,7 @@ CASES = {
     "pla_without_bias": (answers(pla_solution=PLA_WITHOUT_BIAS), lost("pla"), ("pla",)),
     "pocket_returns_last": (answers(pocket_solution=POCKET_RETURNS_LAST), lost("pocket"), ("pocket",)),
     "radius_without_x0": (answers(radius_solution=RADIUS_WITHOUT_X0), lost("radius"), ("radius",)),
-    "funtime_off_by_one": (answers(funtime3_answer="answer_3 = 3"), lost("funtime3"), ("funtime3",)),
+    "funtime_off_by_one": (answers(funtime3_answer="answer_3 = 4"), lost("funtime3"), ("funtime3",)),
     "predict_hard_coded": (answers(predict_solution=PREDICT_HARD_CODED), lost("predict"), ("predict",)),
     "endless_loop": (answers(pla_solution=PLA_ENDLESS), lost("pla"), ("pla",)),
     "endless_loop_swallows_interrupt": (answers(pla_solution=PLA_ENDLESS_SWALLOWS_INTERRUPT), lost("pla"), ("pla",)),
@@ -221,11 +221,11 @@ def test_release_has_no_solution_and_no_hidden_test(assignment):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_exercise_has_signature_outside_and_a_visible_test(assignment):
     nb = nbformat.read(ROOT / "release" / assignment / f"{assignment}.ipynb", as_version=4)
-    stubs = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+    stubs = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "code"]
     for c in stubs:
         if grade_id(c).endswith("-solution"):
             assert re.search(r"^def \w+\(", c.source, re.M) and '"""' in c.source, grade_id(c)
-    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"]
     for c in tests:
         assert "assert" in c.source, f"{grade_id(c)} has no visible test"
     if assignment == ASSIGNMENT:

@@ -272,7 +272,7 @@ def test_hat_projection_is_the_orthogonal_projection():
     box = W.HatProjection(x=(-1.0, 0.2, 1.0))
     X = np.array([[1, -1.0], [1, 0.2], [1, 1.0]])
     for values in [(-0.5, 1.2, 0.4), (2.0, -2.0, 0.0), (1.0, 1.0, 1.0)]:
-        for s, v in zip(box.sliders, values, strict=False):
+        for s, v in zip(box.sliders, values, strict=True):
             s.value = v
         w, *_ = np.linalg.lstsq(X, np.array(values), rcond=None)
         np.testing.assert_allclose(box.y_hat, X @ w, atol=1e-12)

@@ -70,9 +70,16 @@ GRADING    := $(BIN)/python -m grading
 release: setup  ## instructors: student versions of every assignment (or of ASSIGNMENT=...) into release/
 	$(GRADING) release $(if $(filter command line environment override,$(origin ASSIGNMENT)),$(ASSIGNMENT))
 
-autograde: setup  ## instructors: grade every submission in submitted/*/ASSIGNMENT/ (sandboxed)
+# make autograde grades what is new or changed; STUDENT=<id> one student, FORCE=1 everyone;
+# JOBS=<n> submissions at once (default: one per core); DASK_SCHEDULER=tcp://host:port on Dask.
+STUDENT        ?=
+FORCE          ?=
+JOBS           ?=
+DASK_SCHEDULER ?=
+autograde: setup  ## instructors: grade new/changed submissions of ASSIGNMENT (STUDENT=, FORCE=1, JOBS=, DASK_SCHEDULER=)
 	@sh scripts/system-deps.sh sandbox
-	$(GRADING) autograde $(ASSIGNMENT)
+	$(GRADING) autograde $(ASSIGNMENT) $(if $(STUDENT),--student "$(STUDENT)") $(if $(filter 1 yes true,$(FORCE)),--force) \
+		$(if $(JOBS),--jobs "$(JOBS)") $(if $(DASK_SCHEDULER),--dask-scheduler "$(DASK_SCHEDULER)")
 
 feedback: setup  ## instructors: HTML feedback into feedback/ (no hidden tests shown)
 	$(GRADING) feedback $(ASSIGNMENT)

@@ -182,7 +182,11 @@ c.JupyterHub.services = [
         "cwd": deploy["course_dir"],
         "command": _die_with_hub + [os.path.join(VENV_BIN, "jupyterhub-singleuser"),
                                     f"--ServerApp.root_dir={deploy['course_dir']}",
-                                    "--ServerApp.jpserver_extensions=nbgrader.server_extensions.formgrader=True"],
+                                    "--ServerApp.jpserver_extensions=nbgrader.server_extensions.formgrader=True",
+                                    # the submission pages' Content-Security-Policy as a header, and the
+                                    # student's files sandboxed (grading/formgrader_csp.py); the course's
+                                    # nbgrader_config.py makes the student's HTML inert (grading/safe_html.py)
+                                    "--ServerApp.jpserver_extensions=grading.formgrader_csp=True"],
         "environment": {"PATH": VENV_BIN + ":/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
                         "JUPYTERHUB_DEFAULT_URL": "/formgrader"},
         "oauth_no_confirm": True,

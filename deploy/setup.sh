@@ -246,6 +246,11 @@ make_grader() {  # make_grader NAME: in the graders' group, with nbgrader set up
     install -d -o "$name" -g "$name" -m 700 "$home/.jupyter"
     render "$HERE/nbgrader_config_instructor.py" "$home/.jupyter/nbgrader_config.py" 600
     chown "$name:$name" "$home/.jupyter/nbgrader_config.py"
+    # the Formgrader of the grader's own server sends the course's policy headers too
+    cat > "$home/.jupyter/jupyter_server_config.json" <<'JSON'
+{"ServerApp": {"jpserver_extensions": {"grading.formgrader_csp": true}}}
+JSON
+    chown "$name:$name" "$home/.jupyter/jupyter_server_config.json"
 }
 
 add_to_gradebook() {  # the students' rows in the gradebook (the Formgrader's roster)

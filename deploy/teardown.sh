@@ -72,13 +72,29 @@ if [ -f "$RUN/proxy.pid" ]; then
     rm -f "$RUN/proxy.pid"
 fi
 
-# 2. Whatever the users' servers left (kernels, terminals): the deployment's users only, by pid.
+# 2. The users' servers and whatever they left (kernels, terminals): the deployment's users
+# only, by pid; all are sent TERM at once, then those left after 10 s get KILL.
+pids=""
 for user in $USERS; do
     id -u "$user" >/dev/null 2>&1 || continue
-    for pid in $(pgrep -u "$user" 2>/dev/null); do
-        stop_pid "$pid" "process of $user"
-    done
+    pids="$pids $(pgrep -u "$user" 2>/dev/null | tr '\n' ' ')"
 done
+if [ -n "${pids// /}" ]; then
+    say "stopping the users' servers and kernels"
+    # shellcheck disable=SC2086
+    kill -TERM $pids 2>/dev/null
+    for _ in $(seq 1 100); do
+        left_pids=""
+        for pid in $pids; do kill -0 "$pid" 2>/dev/null && left_pids="$left_pids $pid"; done
+        [ -z "$left_pids" ] && break
+        sleep 0.1
+    done
+    for pid in $left_pids; do
+        echo "teardown.sh: process $pid ignored TERM; killing it" >&2
+        kill -KILL "$pid" 2>/dev/null
+    done
+    sleep 0.2
+fi
 
 # 3. PostgreSQL (its own cluster in PREFIX/pgdata).
 if [ -f "$PREFIX/pgdata/PG_VERSION" ]; then

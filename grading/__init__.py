@@ -19,11 +19,14 @@ this package adds what a fair and tamper-proof grade needs on top of it:
   (the one message format, used by both) and :mod:`grading.judge` (test cells run in the
   grader, the student's functions called through the channel);
 * :mod:`grading.cells` — what kind of cell a cell is (over ``nbgrader.utils``);
-* :mod:`grading.autograde` — every submission graded from a clean slate, failures (a
-  submission that cannot start, a broken file, a linked folder) reported by name and kept
-  apart from a score of 0;
+* :mod:`grading.autograde` — new and changed submissions graded, failures (a submission
+  that cannot start, a broken file, a linked folder) reported by name and kept apart from a
+  score of 0;
+* :mod:`grading.scheduler` — what is graded again (by content), submissions run in parallel
+  on local processes or a Dask cluster, one writer of the gradebook;
 * :mod:`grading.feedback` — feedback without hidden-test source or hidden-test lines;
-* :mod:`grading.report` — the grades CSV and a per-exercise summary;
+* :mod:`grading.report`, :mod:`grading.exporters`, :mod:`grading.late` — grade files
+  (per assignment, course-wide, Canvas, Moodle, ``nbgrader export``), statistics, late policy;
 * :mod:`grading.audit` — code in the submissions that looks like tampering, listed;
 * :mod:`grading.validate` — the students' self-check (``make check``) on the same engine,
   exiting non-zero when a visible test fails;

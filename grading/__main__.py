@@ -4,7 +4,8 @@ Commands (run from the course directory, or pass ``--course``):
 
   release   [ASSIGNMENT ...]      student versions into release/ (nbgrader generate_assignment);
                                   without an assignment, every assignment in source/
-  autograde ASSIGNMENT            grade every submission in submitted/
+  autograde ASSIGNMENT            grade the new and changed submissions in submitted/
+            [--student ID] [--force] [--jobs N] [--dask-scheduler tcp://HOST:PORT]
   feedback  ASSIGNMENT            HTML feedback into feedback/ (hidden tests removed)
   grades    ASSIGNMENT [--out F] [--format csv|canvas|moodle]
                                   grades-ASSIGNMENT.csv, its summary and histogram, the
@@ -18,6 +19,19 @@ import argparse
 import sys
 
 from .course import CourseError
+
+
+def _jobs(text):
+    """``--jobs``: a positive whole number (empty: one per core)."""
+    if text in ("", "0"):
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number of processes, got {text!r}")
+    return value
 
 
 def main(argv=None):
@@ -37,6 +51,12 @@ def main(argv=None):
                            help="also write the course's grades as Canvas or Moodle import them")
         if name == "autograde":
             p.add_argument("--timeout", type=int, default=None, help="seconds per cell (default: nbgrader_config.py)")
+            p.add_argument("--student", default=None, help="grade only this student's submission")
+            p.add_argument("--force", action="store_true", help="grade every submission again, changed or not")
+            p.add_argument("--jobs", type=_jobs, default=None,
+                           help="submissions graded at once (default: one per core; 1: in this process)")
+            p.add_argument("--dask-scheduler", default=None, metavar="tcp://HOST:PORT",
+                           help="run the submissions on this Dask cluster's workers")
     p = sub.add_parser("check")
     p.add_argument("notebooks", nargs="+")
     p.add_argument("--timeout", type=int, default=None)
@@ -64,7 +84,13 @@ def main(argv=None):
             overrides = Config()
             if args.timeout is not None:
                 overrides.Execute.timeout = args.timeout
-            autograde(args.course, args.assignment, overrides=overrides)
+            try:
+                autograde(args.course, args.assignment, overrides=overrides, student=args.student or None,
+                          force=args.force, jobs=args.jobs, scheduler=args.dask_scheduler or None)
+            except KeyboardInterrupt:
+                print("\ninterrupted: the submissions graded so far are saved; run the same command again "
+                      "to grade the rest", file=sys.stderr)
+                return 130
         elif args.command == "feedback":
             from .feedback import feedback
             feedback(args.course, args.assignment)

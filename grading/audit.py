@@ -157,7 +157,8 @@ def audit_source(source, *, exercises=(), aliases=None):
                     if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _suspicious_path(arg.value):
                         note(node, f"file access outside the notebook's folder: {name}({arg.value!r})")
                     elif isinstance(arg, (ast.JoinedStr, ast.BinOp)):
-                        texts = [c.value for c in ast.walk(arg) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+                        texts = [c.value for c in ast.walk(arg)
+                                 if isinstance(c, ast.Constant) and isinstance(c.value, str)]
                         if any(_suspicious_path(t) for t in texts):
                             note(node, f"file access outside the notebook's folder: {name}(...)")
             if full and full.startswith("course_lib.") and full.rsplit(".", 1)[-1] in exercises:
@@ -265,15 +266,15 @@ def audit_file(path, *, exercises=()):
 
 
 def _exercise_names(course, assignment):
+    from .cells import is_solution_cell, source_of
     from .withhold import withheld_names
 
     names = set(withheld_names(course.source_dir / assignment))
     for nb_path in (course.source_dir / assignment).glob("*.ipynb"):
         nb = json.loads(nb_path.read_text())
         for cell in nb.get("cells", []):
-            meta = cell.get("metadata", {}).get("nbgrader", {})
-            if meta.get("solution") and cell.get("cell_type") == "code":
-                source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            if is_solution_cell(cell) and cell.get("cell_type") == "code":
+                source = source_of(cell)
                 try:
                     tree = ast.parse(source)
                 except SyntaxError:

@@ -1,24 +1,28 @@
-"""Release and autograde with nbgrader, grading every submission fairly and from a clean slate.
+"""Release and autograde with nbgrader, grading every new or changed submission fairly.
 
 ``make release`` -> :func:`release`; ``make autograde`` -> :func:`autograde`.
 
 Plain ``nbgrader autograde`` drops a submission whose kernel dies or whose file is not
-valid JSON and later exports it as 0.0; it keeps scores from earlier runs; it does not
-restore deleted test cells unless told to. Here every run
+valid JSON and later exports it as 0.0; it does not restore deleted test cells unless told
+to. Here every run
 
-1. removes this assignment's earlier submissions from the gradebook and ``autograded/``
-   (nothing stale survives),
+1. chooses the submissions to grade: new or changed ones by content (or one student, or
+   all), see :mod:`grading.scheduler`; a submission withdrawn from ``submitted/`` loses its
+   automatic grades; grades given by hand are never removed,
 2. brings the gradebook's copy of the assignment (and its hidden tests) up to date with
    ``source/`` — so it works on a fresh clone with no gradebook,
-3. grades every folder ``submitted/<student>/<assignment>/`` with nbgrader's Autograde,
-   configured in ``nbgrader_config.py`` (restoring deleted or edited grade cells, executing
-   with the course's engine, :class:`grading.preprocessors.CourseExecute` — the same code
-   that ``nbgrader autograde`` and the Formgrader run),
+3. grades them with nbgrader's Autograde, configured in ``nbgrader_config.py`` (restoring
+   deleted or edited grade cells, executing with the course's engine,
+   :class:`grading.preprocessors.CourseExecute` — the same code that ``nbgrader autograde``
+   and the Formgrader run); the engine's work runs in parallel (local processes or Dask),
+   nbgrader's bookkeeping in this process, one submission at a time,
 4. records for each student whether the submission was graded and, if not, why, in
-   ``autograded/grading-status.json``; a submission that could not be graded has no
-   grades in the gradebook and is exported as *ungraded*, never as 0.
+   ``autograded/grading-status.json``, as soon as it is done; a submission that could not
+   be graded has no automatic grades in the gradebook and is exported as *ungraded*, never
+   as 0.
 """
 import contextlib
+import copy
 import logging
 import os
 import shutil
@@ -126,24 +130,6 @@ def sync_gradebook(course, assignment, logger=None):
         _generate(course, assignment, release_dir=tmp, db_url=course.db_url, logger=logger)
 
 
-def _clear_previous(course, assignment):
-    """Forget every earlier grade of ``assignment``: gradebook submissions and autograded/ folders."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    with warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
-        warnings.simplefilter("ignore")  # SQLAlchemy chatter from nbgrader's remove_submission
-        try:
-            a = gb.find_assignment(assignment)
-        except MissingEntry:
-            a = None
-        if a is not None:
-            for student in [s.student.id for s in a.submissions]:
-                gb.remove_submission(assignment, student)
-    if course.autograded_dir.is_dir():
-        for folder in course.autograded_dir.glob(f"*/{assignment}"):
-            shutil.rmtree(folder)
-
-
 def _reason(exc):
     """One line saying why a submission could not be graded."""
     from nbformat.reader import NotJSONError
@@ -191,18 +177,6 @@ def _database_identity(db_url):
     return (st.st_dev, st.st_ino)
 
 
-def _gradebook_went_away(course, assignment, status, why):
-    """Keep what was graded (autograded/ and the status file) and stop with one readable message."""
-    for info in status.values():
-        if info["status"] == "graded":
-            info["reason"] = "graded, but its grades may not be in the gradebook: autograde again"
-    course.write_status(assignment, status)
-    graded = sum(info["status"] == "graded" for info in status.values())
-    raise CourseError(f"the gradebook ({course.db_url.split('@')[-1]}) went away while {assignment} was graded ({why}). "
-                      f"Nothing was deleted: the {graded} autograded notebook(s) are in {course.autograded_dir}. "
-                      f"Bring the gradebook back and run `make autograde ASSIGNMENT={assignment}` again.")
-
-
 def _require_course_engine(cfg):
     """Refuse to grade with a configuration that does not run the course's engine."""
     steps = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
@@ -213,8 +187,71 @@ def _require_course_engine(cfg):
                           "student code would run unsandboxed, so nothing was graded")
 
 
-def autograde(root, assignment, *, overrides=None, echo=print):
-    """Autograde every submission of ``assignment`` in ``submitted/``.
+def _outcome(course, assignment, student, failures):
+    """``(status, reason)`` of one student after nbgrader's Autograde ran for them."""
+    notebooks = course.notebooks(assignment)
+    folder = course.submitted_dir / student / assignment
+    graded_dir = course.autograded_dir / student / assignment
+    missing = [n for n in notebooks if not (folder / f"{n}.ipynb").is_file()]
+    if student in failures:
+        return "ungraded", failures[student]
+    if missing:
+        return "ungraded", f"no {', '.join(m + '.ipynb' for m in missing)} in {folder}"
+    if not all((graded_dir / f"{n}.ipynb").is_file() for n in notebooks):
+        return "ungraded", "nbgrader did not grade it (see autograded/nbgrader.log)"
+    return "graded", ""
+
+
+def _forget(course, assignment, student, *, keep_manual):
+    """Take an ungraded (or withdrawn) submission's grades out of the gradebook and autograded/.
+
+    Grades a TA gave by hand are kept (with the submission) when ``keep_manual``.
+    """
+    from nbgrader.api import Gradebook
+
+    from .scheduler import manual_work
+    if not (keep_manual and manual_work(course.db_url, course.course_id, assignment, student)):
+        with warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
+            warnings.simplefilter("ignore")
+            try:
+                gb.remove_submission(assignment, student)
+            except Exception:
+                pass
+    graded_dir = course.autograded_dir / student / assignment
+    if graded_dir.exists():
+        shutil.rmtree(graded_dir)
+
+
+def _grade_student(course, assignment, cfg, logger, student):
+    """nbgrader's Autograde for one student, in this process (the gradebook's one writer)."""
+    from nbgrader.converters.base import NbGraderException
+
+    one = copy.deepcopy(cfg)            # (Config.merge would share the sections with cfg)
+    one.CourseDirectory.student_id = student
+    failures = {}
+    converter = _make_converter(course, assignment, one, logger, failures)
+    try:
+        with _quiet_database():
+            converter.start()
+    except NbGraderException:
+        pass  # the reason is in failures
+    return _outcome(course, assignment, student, failures)
+
+
+def _went_away(course, assignment, counts, why):
+    """Stop with one readable line: what was graded before is saved, the next run continues."""
+    done = counts["graded"] + counts["ungraded"]
+    raise CourseError(f"the gradebook ({course.db_url.split('@')[-1]}) went away while {assignment} was graded "
+                      f"({' '.join(why.split())[:200]}). The {done} submission(s) finished before are saved; bring "
+                      f"the gradebook back and run `make autograde ASSIGNMENT={assignment}` again: it grades the rest.")
+
+
+def autograde(root, assignment, *, overrides=None, echo=print, student=None, force=False, jobs=None,
+              scheduler=None, progress=None):
+    """Autograde the new and changed submissions of ``assignment`` in ``submitted/``.
+
+    A submission whose files are byte for byte those graded last time (and whose assignment
+    and time limits did not change) is left as it is; see :mod:`grading.scheduler`.
 
     Parameters
     ----------
@@ -226,19 +263,32 @@ def autograde(root, assignment, *, overrides=None, echo=print):
         Configuration on top of ``nbgrader_config.py`` (e.g. ``Execute.timeout``).
     echo : callable
         Where the summary lines go.
+    student : str, optional
+        Grade only this student's submission (whether it changed or not).
+    force : bool
+        Grade every submission again.
+    jobs : int, optional
+        Submissions graded at once on this machine (default: one per core; 1 grades in this
+        process).
+    scheduler : str, optional
+        Address of a Dask scheduler (``tcp://host:port``): the submissions are executed on
+        its workers instead.
+    progress : bool, optional
+        Show a progress bar (default: when stderr is a terminal).
 
     Returns
     -------
     dict
-        ``{student: {"status": "graded" | "ungraded", "reason": str}}``.
+        ``{student: {"status": "graded" | "ungraded", "reason": str, ...}}`` for every
+        submission of the class (graded in this run or earlier).
 
     Raises
     ------
     CourseError
-        Unknown assignment, or no submission of it in ``submitted/``.
+        Unknown assignment or student, no submission in ``submitted/``, a sandbox that cannot
+        start, or a gradebook that stopped answering (what was graded before is kept).
     """
-    from nbgrader.api import Gradebook, MissingEntry
-    from nbgrader.converters.base import NbGraderException
+    from . import scheduler as sched
 
     course = Course(root, overrides)
     course.check_assignment(assignment)
@@ -248,6 +298,9 @@ def autograde(root, assignment, *, overrides=None, echo=print):
             f"no submissions of {assignment!r} to grade: expected folders "
             f"{course.submitted_dir}/<student>/{assignment}/ holding "
             f"{', '.join(n + '.ipynb' for n in course.notebooks(assignment))}")
+    if student is not None and student not in students:
+        raise CourseError(f"no submission of {assignment!r} by student {student!r}: expected a folder "
+                          f"{course.submitted_dir}/{student}/{assignment}/")
 
     try:
         Sandbox().check()
@@ -255,62 +308,95 @@ def autograde(root, assignment, *, overrides=None, echo=print):
         raise CourseError(f"not grading: {exc}") from None
 
     logger = _nbgrader_logger(course)
-    _clear_previous(course, assignment)
     sync_gradebook(course, assignment, logger)
 
     cfg = course.nbgrader_config()
     cfg.CourseDirectory.assignment_id = assignment
-    cfg.CourseDirectory.student_id = "*"
     cfg.Autograde.force = True
     _require_course_engine(cfg)
-    failures = {}
     database = _database_identity(course.db_url)
-    converter = _make_converter(course, assignment, cfg, logger, failures)
-    try:
-        with _quiet_database():
-            converter.start()
-    except NbGraderException:
-        pass  # failures are recorded per submission below
 
-    status = {}
     notebooks = course.notebooks(assignment)
-    for student in students:
-        folder = course.submitted_dir / student / assignment
-        graded_dir = course.autograded_dir / student / assignment
-        missing = [n for n in notebooks if not (folder / f"{n}.ipynb").is_file()]
-        if student in failures:
-            status[student] = {"status": "ungraded", "reason": failures[student]}
-        elif missing:
-            status[student] = {"status": "ungraded",
-                               "reason": f"no {', '.join(m + '.ipynb' for m in missing)} in {folder}"}
-        elif not all((graded_dir / f"{n}.ipynb").is_file() for n in notebooks):
-            status[student] = {"status": "ungraded", "reason": "nbgrader did not grade it (see autograded/nbgrader.log)"}
-        else:
-            status[student] = {"status": "graded", "reason": ""}
-    if _database_identity(course.db_url) != database:
-        _gradebook_went_away(course, assignment, status, "the database file was removed or replaced")
-    try:
-        with warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
-            warnings.simplefilter("ignore")
-            try:
-                gb.find_assignment(assignment)
-            except MissingEntry:
-                _gradebook_went_away(course, assignment, status, "it no longer holds the assignment")
-            for student, info in status.items():
-                if info["status"] == "ungraded":
-                    try:
-                        gb.remove_submission(assignment, student)
-                    except Exception:
-                        pass
-                    graded_dir = course.autograded_dir / student / assignment
-                    if graded_dir.exists():
-                        shutil.rmtree(graded_dir)
-    except CourseError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the database server went away, its file vanished ...
-        _gradebook_went_away(course, assignment, status, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
-    course.write_status(assignment, status)
+    state = course.read_status(assignment)
+    settings = {k: dict(cfg.get(k, {})) for k in ("Execute", "CourseExecute", "LatePenalty", "LimitOutput")}
+    source = sched.source_digest(course, assignment, settings)
+    digests = {s: sched.submission_digest(course.submitted_dir / s / assignment) for s in students}
+    todo, unchanged = sched.plan(students, state, digests, source, student=student, force=force)
+    for gone in sorted(set(state) - set(students)):           # submission folder removed
+        _forget(course, assignment, gone, keep_manual=True)
+        state.pop(gone)
+    course.write_status(assignment, state)
 
+    remote = sched.engine_in(cfg)
+    executor, close, width = sched.make_executor(jobs=jobs if remote else 1, scheduler=scheduler if remote else None)
+    finishing = sched.with_precomputed(cfg) if remote else cfg
+    counts = {"graded": 0, "ungraded": 0}
+    start = sched.timed()
+
+    def prepare(sid):
+        if not remote:
+            return None
+        return sched.prepare_job(cfg, course, assignment, sid, notebooks)
+
+    def finish(sid, result, error, bar=None):
+        folder = course.submitted_dir / sid / assignment
+        old = state.get(sid) or {}
+        manual_before = sched.manual_work(course.db_url, course.course_id, assignment, sid)
+        state[sid] = dict(old, interrupted=True)
+        course.write_status(assignment, state)
+        if remote:
+            for name in notebooks:
+                sched._RESULTS[(sid, name)] = error if error is not None else (result or {}).get(name, error)
+        try:
+            status, reason = _grade_student(course, assignment, finishing, logger, sid)
+        finally:
+            for name in notebooks:
+                sched._RESULTS.pop((sid, name), None)
+        if _database_identity(course.db_url) != database:
+            raise sched.GradebookGone("the database file was removed or replaced")
+        if status != "graded" and not sched.gradebook_alive(course.db_url):
+            raise sched.GradebookGone(reason)
+        if status != "graded":
+            _forget(course, assignment, sid, keep_manual=True)
+        cells = sched.cell_digests(folder, notebooks)
+        review = sched.cells_to_review(manual_before, old.get("cells", {}), cells) if old.get("cells") else []
+        state[sid] = {"status": status, "reason": reason, "digest": digests[sid], "source": source,
+                      "cells": cells, "review": review}
+        if isinstance(error, sched.JobFailed):
+            state[sid]["interrupted"] = True          # not the submission's fault: the next run retries it
+        course.write_status(assignment, state)
+        counts[status] += 1
+        if bar is not None:
+            bar.set_postfix_str(f"{counts['graded']} graded, {counts['ungraded']} not graded", refresh=False)
+
+    try:
+        with sched.progress_bar(len(todo), desc=assignment, enabled=progress) as bar:
+            def reopen():
+                nonlocal executor, close
+                close()
+                executor, close, _ = sched.make_executor(jobs=jobs)
+                return executor
+            sched.run_jobs(todo, prepare, lambda s, r, e: finish(s, r, e, bar), executor=executor, width=width,
+                           work=sched.execute_job if remote else sched.no_job, progress=bar,
+                           reopen=reopen if remote and not scheduler else None)
+    except sched.GradebookGone as exc:
+        _went_away(course, assignment, counts, str(exc))
+    except Exception as exc:
+        from sqlalchemy.exc import SQLAlchemyError
+        if isinstance(exc, SQLAlchemyError):
+            _went_away(course, assignment, counts, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+        raise
+    finally:
+        close()
+    wall = sched.timed()[0] - start[0]
+    done = counts["graded"] + counts["ungraded"]
+
+    status = {s: state[s] for s in students if s in state}
+    where = (f"on the Dask cluster at {scheduler}" if remote and scheduler else
+             f"{width} process(es) at once" if remote else "in this process")
+    echo(f"{assignment}: this run graded {done} submission(s) in {wall:.0f} s ({where})"
+         + (f"; {len(unchanged)} unchanged since last graded, left as they were (FORCE=1 regrades them)"
+            if unchanged else ""))
     graded = [s for s, v in status.items() if v["status"] == "graded"]
     echo(f"{assignment}: graded {len(graded)} of {len(students)} submission(s)")
     bad = {s: v["reason"] for s, v in status.items() if v["status"] != "graded"}
@@ -318,6 +404,11 @@ def autograde(root, assignment, *, overrides=None, echo=print):
         echo(f"NOT GRADED ({len(bad)}) — exported as ungraded, not as 0; look at them by hand:")
         for s, why in bad.items():
             echo(f"  {s}: {why}")
+    review = {s: v["review"] for s, v in status.items() if v.get("review")}
+    if review:
+        echo("CHANGED SINCE A MANUAL GRADE OR COMMENT (kept; review them in the Formgrader):")
+        for s, cells in review.items():
+            echo(f"  {s}: {', '.join(cells)}")
     pending = _needs_manual_grading(course, assignment, graded)
     if pending:
         cells = sorted({g for names in pending.values() for g in names})
@@ -335,7 +426,8 @@ def _needs_manual_grading(course, assignment, students):
         warnings.simplefilter("ignore")
         for student in students:
             sub = gb.find_submission(assignment, student)
-            names = [g.name for nb in sub.notebooks for g in nb.grades if g.needs_manual_grade and g.manual_score is None]
+            names = [g.name for nb in sub.notebooks for g in nb.grades
+                     if g.needs_manual_grade and g.manual_score is None]
             if names:
                 pending[student] = names
     return pending

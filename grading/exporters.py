@@ -22,8 +22,19 @@ from pathlib import Path
 
 from nbgrader.plugins import ExportPlugin
 
-__all__ = ["exercise_of", "assignment_rows", "course_table", "write_assignment_csv", "write_course_csv",
-           "write_canvas_csv", "write_moodle_csv", "CourseExport", "CANVAS_COLUMNS", "MOODLE_COLUMNS", "FORMATS"]
+__all__ = [
+    "CANVAS_COLUMNS",
+    "FORMATS",
+    "MOODLE_COLUMNS",
+    "CourseExport",
+    "assignment_rows",
+    "course_table",
+    "exercise_of",
+    "write_assignment_csv",
+    "write_canvas_csv",
+    "write_course_csv",
+    "write_moodle_csv",
+]
 
 GRADED, MANUAL, UNGRADED, NOT_AUTOGRADED, NOT_SUBMITTED = (
     "graded", "needs manual grading", "ungraded", "not autograded", "not submitted")
@@ -114,7 +125,8 @@ def assignment_rows(gb, assignment, *, status=None, submitted=()):
         ``status``, ``reason``, ``timestamp``, ``duedate``, ``late_seconds``, ``raw_score``,
         ``penalty``, ``score`` (after penalty; None unless scored), ``max_score``, ``parts``
         (``{exercise: points}``), ``cells`` (``{grade_id: points}``), ``manual`` (grade_ids
-        with a manual score, extra credit or comment).
+        with a manual score, extra credit or comment), ``review`` (grade_ids with manual work
+        whose exercise changed in a later resubmission).
     """
     from nbgrader.api import MissingEntry
 
@@ -135,6 +147,7 @@ def assignment_rows(gb, assignment, *, status=None, submitted=()):
                    "max_score": total, "parts": {}, "cells": {}, "manual": []}
             rows.append(row)
             info = status.get(sid, {})
+            row["review"] = list(info.get("review") or [])
             if info.get("status") == UNGRADED:
                 row.update(status=UNGRADED, reason=info.get("reason", ""))
                 continue

@@ -144,8 +144,8 @@ class CourseExecute(NbGraderPreprocessor):
 
     The test cells come from the gradebook, the student's files from ``submitted/`` (links
     never followed), the functions withheld from ``course_lib`` from
-    ``source/<assignment>/course_lib_withheld.txt`` (:mod:`grading.withhold`), and the timeouts from here
-    (``c.CourseExecute.*`` in nbgrader_config.py;
+    ``source/<assignment>/course_lib_withheld.txt`` (:mod:`grading.withhold`), and the timeouts
+    from here (``c.CourseExecute.*`` in nbgrader_config.py;
     ``c.Execute.timeout`` is the per-cell timeout when ``c.CourseExecute.timeout`` is not set).
     """
 
@@ -162,17 +162,25 @@ class CourseExecute(NbGraderPreprocessor):
         if "timeout" in execute and "timeout" not in self.config.get("CourseExecute", {}):
             self.timeout = int(execute["timeout"])
 
-    def preprocess(self, nb, resources):
+    def arguments(self, resources):
+        """The keyword arguments of :func:`execute_submission` for the notebook of ``resources``.
+
+        (Also what :mod:`grading.scheduler` sends to a worker, with the files read as bytes.)
+        """
         info = resources.get("nbgrader", {})
         assignment, student = info.get("assignment"), info.get("student")
         folder = submission_folder(self.config, assignment, student)
         check_no_links(folder)
         tests, setups = trusted_cells(info["db_url"], info["notebook"], assignment)
-        executed, report = execute_submission(
-            nb, files=folder, tests=tests, setups=setups, assignment=assignment, student=student,
-            withheld=withheld_names(source_folder(self.config, assignment)),
-            timeout=self.timeout, setup_timeout=self.setup_timeout, replay_timeout=self.replay_timeout,
-            submission_timeout=self.submission_timeout, log=self.log)
+        return {"files": folder, "tests": tests, "setups": setups, "assignment": assignment, "student": student,
+                "withheld": withheld_names(source_folder(self.config, assignment)),
+                "timeout": self.timeout, "setup_timeout": self.setup_timeout,
+                "replay_timeout": self.replay_timeout, "submission_timeout": self.submission_timeout}
+
+    def preprocess(self, nb, resources):
+        info = resources.get("nbgrader", {})
+        student = info.get("student")
+        executed, report = execute_submission(nb, log=self.log, **self.arguments(resources))
         for note in report["notes"]:
             self.log.warning("%s: %s", student, note)
         if report["status"] != "graded":

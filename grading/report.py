@@ -38,7 +38,7 @@ from .exporters import (
     write_moodle_csv,
 )
 
-__all__ = ["exercise_of", "collect", "grades", "statistics", "histogram"]
+__all__ = ["collect", "exercise_of", "grades", "histogram", "statistics"]
 
 
 def _gradebook(course):
@@ -75,7 +75,8 @@ def collect(root, assignment, *, with_tests=False):
                           f"run `make autograde ASSIGNMENT={assignment}` first") from None
     rows = [r for r in rows if r["status"] != NOT_SUBMITTED]
     if not rows:
-        raise CourseError(f"{assignment!r} has not been autograded yet: run `make autograde ASSIGNMENT={assignment}` first")
+        raise CourseError(f"{assignment!r} has not been autograded yet: "
+                          f"run `make autograde ASSIGNMENT={assignment}` first")
     return (exercises, rows, tests) if with_tests else (exercises, rows)
 
 
@@ -95,7 +96,8 @@ def statistics(exercises, tests, rows):
     a-x                                                  2    50.0%
     """
     scored = [r for r in rows if r["status"] in SCORED]
-    lines = [f"{'exercise':<12}{'points':>8}{'mean':>8}{'full':>8}{'some':>8}{'none':>8}  distribution (points x students)"]
+    lines = [f"{'exercise':<12}{'points':>8}{'mean':>8}{'full':>8}{'some':>8}{'none':>8}"
+             "  distribution (points x students)"]
     for ex, pts in exercises.items():
         scores = [r["parts"].get(ex, 0.0) for r in scored]
         mean = sum(scores) / len(scores) if scores else float("nan")
@@ -193,6 +195,10 @@ def grades(root, assignment, *, out=None, form="csv", echo=print):
         lines += ["", "Late submissions (score after the course's late penalty):"]
         lines += [f"  {r['student']}: {r['late_seconds'] / 3600:.1f} h late, penalty {fmt(r['penalty'])}, "
                   f"{fmt(r['raw_score'])} -> {fmt(r['score'])}" for r in late]
+    review = [r for r in rows if r.get("review")]
+    if review:
+        lines += ["", "Changed since a manual grade or comment was given (kept; look at them again in the Formgrader):"]
+        lines += [f"  {r['student']}: {', '.join(r['review'])}" for r in review]
     manual = [r for r in rows if r["status"] != GRADED]
     lines.append("")
     if manual:

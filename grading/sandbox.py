@@ -10,8 +10,10 @@ and no image, and starting in milliseconds. The student process gets
   ``/usr``, the Python installation, the course's virtual environment and ``course_lib``
   (plus the reference data directory when ``COURSE_DATA_DIR`` is set) — not ``source/``,
   not the gradebook, not ``submitted/`` or ``autograded/``, not the instructor's home;
-* one writable folder: a fresh scratch copy of the submission's own folder (and a private
-  ``/tmp``);
+* the submission's files read-only at ``/submission``, and one writable folder, ``/scratch``:
+  a private tmpfs of ``Limits.scratch_bytes`` into which the worker copies them (a fresh,
+  empty one at every start), and a private ``/tmp`` of the same size; nothing written there
+  reaches the instructor's disk;
 * no network (an empty network namespace), its own PID and IPC namespaces, a new session
   (no access to the instructor's terminal), no capabilities, and — when grading runs as
   root — an unprivileged user id (``nobody``), so that the process limit applies;

@@ -192,11 +192,12 @@ def _summary(path, results, stream):
         if last.rstrip(":") == "NotImplementedError":
             last = "not done yet (the function still raises NotImplementedError)"
         failed[cell.get("source", "").strip()] = last
+    from .cells import grade_id, is_test_cell
+
     rows = []
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
-            gid = meta.get("grade_id", "?")
+        if is_test_cell(cell):
+            gid = grade_id(cell) or "?"
             message = failed.get(cell.source.strip())
             rows.append(f"  {gid}: passed" if message is None else f"  {gid}: FAILED — {message}")
     if rows and not results.get("changed") and not results.get("type_changed"):

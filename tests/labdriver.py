@@ -41,7 +41,7 @@ HOW_TO_INSTALL = ("no Chromium for the browser tests: install Debian's package (
 # What a copy of the course leaves out: environment, version control, caches, grading state.
 NOT_COPIED = shutil.ignore_patterns(".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info",
                                     ".ipynb_checkpoints", "browser-screenshots", "submitted", "autograded",
-                                    "feedback", "gradebook.db*", "grades.csv", "grades-summary.txt")
+                                    "feedback", "gradebook.db*", "grades.csv", "grades-*")
 MODES = {"student": "lab", "instructor": "lab-instructor"}
 # How long a test waits for a state of the page or the server before it fails. Tests wait for
 # the state itself (Playwright's auto-waiting, polling the server), never a fixed time, so on a

@@ -822,11 +822,6 @@ def _scores_in_db(cfg):
 
 # -- 7b. the hostile student's HTML in the grader's browser ----------------------------------
 
-UNSANITISED = ("nbgrader's Formgrader renders a submission's Markdown and outputs as they are, so the "
-               "student's HTML runs in the grader's page until the course's sanitizer and CSP reach it")
-
-
-@pytest.mark.xfail(reason=UNSANITISED, strict=False)
 @stage
 def test_her_script_does_not_run_in_the_graders_browser(d, check):
     """Chromium, logged in to the hub as the TA, opens her submission in the Formgrader service."""
@@ -853,15 +848,17 @@ def test_her_script_does_not_run_in_the_graders_browser(d, check):
             page.fill("input[name=password]", d["passwords"][TA])
             page.click("input[type=submit], button[type=submit]")
             page.wait_for_url(re.compile(r".*/(user|hub)/.*"))
-            page.goto(f"{d['base']}/services/formgrader/formgrader/submissions/{ids[HOSTILE]}/", wait_until="load")
+            resp = page.goto(f"{d['base']}/services/formgrader/formgrader/submissions/{ids[HOSTILE]}/",
+                             wait_until="load")
+            policy = (resp.headers.get("content-security-policy") or "") if resp else ""
+            check("the submission page sends the course's Content-Security-Policy", "script-src" in policy, policy)
             shown = page.locator("text=Notes.").count()
             check("the TA sees her submission (with her Markdown) in the Formgrader", shown > 0, page.url)
             page.wait_for_load_state("networkidle")
             ran = page.evaluate("window.__eve_ran || null")
         finally:
             browser.close()
-    attempt(d, check, "run her script in the grader's browser (Formgrader, Chromium)", ran is None, ran,
-            known=UNSANITISED)
+    attempt(d, check, "run her script in the grader's browser (Formgrader, Chromium)", ran is None, ran)
 
 
 # -- 8. crashes: everything comes back by itself -------------------------------------------

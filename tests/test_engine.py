@@ -198,3 +198,13 @@ def test_definitions_only_keeps_imports_functions_and_classes():
     assert definitions_only("import os\nx = f()\nclass A:\n    pass").splitlines() == ["import os", "", "class A:",
                                                                                         "    pass"]
     assert definitions_only("(") == ""
+
+
+def test_without_the_sandbox_the_machine_s_own_tmp_is_not_counted_as_scratch_space(monkeypatch):
+    from grading.sandbox import Sandbox
+
+    monkeypatch.setenv("GRADING_SANDBOX", "off")
+    nb, tests = notebook("import os\nhome = os.environ['HOME']",
+                         ("test", "t", "assert home.startswith('/tmp/grading-')"))
+    _, report = run(nb, tests, sandbox=Sandbox())
+    assert outcomes(report) == ["ok", "ok"]

@@ -155,7 +155,7 @@ def test_course_wide_csv_one_row_per_student_one_column_per_assignment(course):
 
 
 def test_canvas_import_file(course):
-    """Canvas's gradebook CSV: Student, ID, SIS User ID, SIS Login ID, Section, then assignments; a Points Possible row."""
+    """Canvas's gradebook CSV: Student, ID, SIS User ID, SIS Login ID, Section, assignments; a Points Possible row."""
     root, total = course["root"], course["max"]
     grades(root, ASSIGNMENT, form="canvas", echo=lambda *a: None)
     with (root / "grades-canvas.csv").open(newline="", encoding="utf-8") as f:

@@ -323,7 +323,8 @@ def hostile(tmp_path_factory):
     # honest work in a helper module beside the notebook: imported as in Jupyter, full marks
     honest = fill(released, REF)
     pla_cell = next(c for c in honest.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "pla-solution")
-    submit(course, "honest_helper_module", fill(released, dict(REF, **{"pla-solution": ("cell", "from helper import pla")})))
+    helper_import = dict(REF, **{"pla-solution": ("cell", "from helper import pla")})
+    submit(course, "honest_helper_module", fill(released, helper_import))
     (folder / "honest_helper_module" / ASSIGNMENT / "helper.py").write_text("import numpy as np\n\n" + pla_cell.source)
     # a student folder that links to a classmate's, an assignment folder that links to source/
     (folder / "links_to_a_classmate").symlink_to(folder / "reference")

@@ -7,6 +7,7 @@ a hostile submission exactly as `make autograde` does: sandboxed, tests from the
 import os
 import subprocess
 import sys
+import uuid
 
 import nbformat
 import pytest
@@ -15,6 +16,7 @@ from grading_helpers import ASSIGNMENT, fill, make_course, reference_bodies, sub
 pytestmark = pytest.mark.slow
 
 REF = reference_bodies()
+RUN = uuid.uuid4().hex[:12]   # the files the attack would leave are named for this run alone
 # nbgrader runs `alembic` from PATH, as it would in an activated environment
 ENV = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
 TOTAL = 17
@@ -25,7 +27,7 @@ PLA = 4
 HOSTILE = '''
 import glob, json, os
 def pla(X, y, max_updates=10_000):
-    for target in ("../../../pwned", "{course}/pwned", os.path.expanduser("~/pwned-{tag}")):
+    for target in ("../../../pwned", "{course}/pwned", os.path.expanduser("~/pwned-{tag}-{run}")):
         try:
             open(target, "w").write("x")
         except OSError:
@@ -53,7 +55,7 @@ def course(tmp_path_factory):
     released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     submit(course, "reference", fill(released, REF))
     for tag in ("cli", "api"):
-        attack = HOSTILE.format(course=course, tag=tag).strip("\n")
+        attack = HOSTILE.format(course=course, tag=tag, run=RUN).strip("\n")
         submit(course, f"hostile_{tag}", fill(released, dict(REF, **{"pla-solution": ("cell", attack)})))
     return course
 
@@ -68,7 +70,7 @@ def _score(course, student):
 def _nothing_written_outside(course, tag):
     assert not (course / "pwned").exists()
     assert not (course.parent / "pwned").exists()
-    assert not os.path.exists(os.path.expanduser(f"~/pwned-{tag}"))
+    assert not os.path.exists(os.path.expanduser(f"~/pwned-{tag}-{RUN}"))
 
 
 def test_nbgrader_autograde_on_the_command_line_runs_the_course_engine(course):
@@ -111,7 +113,7 @@ def test_the_formgrader_autograde_button_runs_the_course_engine(tmp_path):
                              cwd=course, capture_output=True, text=True, env=ENV)
         assert run.returncode == 0, run.stderr[-3000:]
         released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-        attack = HOSTILE.format(course=course, tag="formgrader").strip("\n")
+        attack = HOSTILE.format(course=course, tag="formgrader", run=RUN).strip("\n")
         submit(course, "hostile_formgrader", fill(released, dict(REF, **{"pla-solution": ("cell", attack)})))
         result = lab.api(f"formgrader/api/submission/{ASSIGNMENT}/hostile_formgrader/autograde", method="POST",
                          body={}, timeout=600)

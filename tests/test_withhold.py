@@ -38,8 +38,8 @@ ROUTES = {
                         "    return r.w, r.n_updates",
     "importlib": "import importlib\ndef pla(X, y):\n    m = importlib.import_module('course_lib.perceptron')\n"
                  "    r = m.pla(X, y)\n    return r.w, r.n_updates",
-    "exec": "def pla(X, y):\n    scope = {}\n    exec('from course_lib import pla as p', scope)\n    r = scope['p'](X, y)\n"
-            "    return r.w, r.n_updates",
+    "exec": "def pla(X, y):\n    scope = {}\n    exec('from course_lib import pla as p', scope)\n"
+            "    r = scope['p'](X, y)\n    return r.w, r.n_updates",
     "helper_file": "from helper import pla",
     "reads_the_files": "import glob, os, course_lib\n"
                        "def pla(X, y):\n"

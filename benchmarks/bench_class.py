@@ -1,0 +1,178 @@
+"""Grading a class: serial against parallel, against plain nbgrader, and one student's regrade.
+
+A synthetic class of ps1 built from the course's own notebooks: 10 % of the submissions
+have an endless loop in the PLA, the rest are the reference solution or partly wrong
+(radius without x0, pocket returning the last weights, a hard-coded predict). Measured
+in one run on this machine:
+
+* ``make autograde`` with ``JOBS=1`` (serial) and with the default (one per core), wall
+  time and CPU utilisation (CPU seconds of the grading process tree / wall seconds / cores);
+* plain ``nbgrader autograde`` (nbgrader's own Execute, no sandbox) on a subset, for the
+  ratio per submission;
+* a run with nothing changed, and the TA's round trip for one resubmission: regrade that
+  student, feedback, grades export.
+
+Goals (issue of the course's grading at scale): 300 submissions in under 5 minutes on a
+2-core machine, a one-student regrade in under 10 s.
+
+    python -m benchmarks.bench_class [N] [PLAIN_N]      # default N=300, PLAIN_N=30
+    BENCH_CLASS_SIZE=40 python -m benchmarks            # smaller class in the whole suite
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+ASSIGNMENT = "ps1_perceptron"
+TIMEOUT = 10          # the course's Execute.timeout
+
+ENDLESS = "while True:\n    pass\n"
+RADIUS_WITHOUT_X0 = """
+X = np.asarray(X, dtype=float)[:, 1:]
+return float(np.sqrt(np.max(np.sum(X * X, axis=1))))
+"""
+POCKET_RETURNS_LAST = """
+X = np.asarray(X, dtype=float)
+y = np.asarray(y, dtype=float)
+w, i = np.zeros(X.shape[1]), 0
+for _ in range(max_updates):
+    wrong = np.flatnonzero(np.where(X @ w > 0, 1.0, -1.0) != y)
+    if wrong.size == 0:
+        break
+    after = wrong[wrong >= i]
+    j = int(after[0]) if after.size else int(wrong[0])
+    w = w + y[j] * X[j]
+    i = (j + 1) % len(y)
+return w
+"""
+PREDICT_HARD_CODED = "return np.array([1.0, -1.0, 1.0]) if np.any(np.asarray(w) != 0) else -np.ones(len(X))\n"
+
+
+def build_class(course, n):
+    """``n`` submissions of ps1 in ``course``: every tenth loops forever, the rest right or partly wrong."""
+    from grading_helpers import (
+        fill,
+        reference_bodies,
+        released_notebook,
+        submit,
+        with_answers,
+    )
+
+    released = released_notebook(course)
+    ref = reference_bodies()
+    variants = [fill(released, ref),
+                fill(released, with_answers(ref, radius_solution=RADIUS_WITHOUT_X0)),
+                fill(released, with_answers(ref, pocket_solution=POCKET_RETURNS_LAST)),
+                fill(released, with_answers(ref, predict_solution=PREDICT_HARD_CODED))]
+    endless = fill(released, with_answers(ref, pla_solution=ENDLESS))
+    for i in range(n):
+        submit(course, f"s{i:04d}", endless if i % 10 == 9 else variants[i % len(variants)])
+
+
+def _cpu_times():
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _grade(course, **kwargs):
+    """One autograde in a child process (so its CPU time, pool and sandboxes included, is measured)."""
+    args = [sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT,
+            "--timeout", str(TIMEOUT)]
+    for k, v in kwargs.items():
+        args += [f"--{k.replace('_', '-')}"] + ([] if v is True else [str(v)])
+    before = _cpu_times()
+    t0 = time.perf_counter()
+    out = subprocess.run(args, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    cpu = _cpu_times() - before
+    if out.returncode != 0:
+        raise RuntimeError(f"autograde failed: {out.stderr[-2000:]}")
+    return wall, cpu, out.stdout
+
+
+def _plain_nbgrader(course, n):
+    """Plain nbgrader autograde (its own Execute, no sandbox) of the first ``n`` submissions, in a copy."""
+    plain = course.parent / "plain"
+    shutil.rmtree(plain, ignore_errors=True)
+    plain.mkdir()
+    shutil.copytree(course / "source", plain / "source")
+    for s in sorted(p.name for p in (course / "submitted").iterdir())[:n]:
+        shutil.copytree(course / "submitted" / s, plain / "submitted" / s)
+    (plain / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        "c.CourseDirectory.course_id = 'ml-foundations'\n"
+        f"c.CourseDirectory.root = {str(plain)!r}\n"
+        f"c.Execute.timeout = {TIMEOUT}\n")
+    nbgrader = str(Path(sys.executable).with_name("nbgrader"))
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    subprocess.run([nbgrader, "generate_assignment", ASSIGNMENT, "--force"], cwd=plain, env=env, check=True,
+                   capture_output=True)
+    before = _cpu_times()
+    t0 = time.perf_counter()
+    subprocess.run([nbgrader, "autograde", ASSIGNMENT, "--force"], cwd=plain, env=env, capture_output=True)
+    return time.perf_counter() - t0, _cpu_times() - before
+
+
+def main(n=None, plain_n=None):
+    import warnings
+    warnings.filterwarnings("ignore")
+    from grading_helpers import fill, make_course, reference_bodies, submit
+
+    from grading.scheduler import default_jobs
+
+    n = int(n or os.environ.get("BENCH_CLASS_SIZE", 300))
+    plain_n = int(plain_n or os.environ.get("BENCH_PLAIN_SIZE", min(30, n)))
+    cores = default_jobs()
+    with tempfile.TemporaryDirectory() as tmp:
+        serial = make_course(Path(tmp) / "serial")
+        build_class(serial, n)
+        parallel = Path(tmp) / "parallel" / "course"
+        shutil.copytree(serial, parallel, symlinks=True)
+
+        print(f"class of {n} submissions of {ASSIGNMENT} ({n // 10} with an endless loop), {cores} core(s), "
+              f"{TIMEOUT} s per cell; load average before: {os.getloadavg()[0]:.1f}")
+        w1, c1, _ = _grade(serial, jobs=1)
+        print(f"  serial   (JOBS=1):     {w1:7.1f} s wall, {w1 / n:5.2f} s/submission, "
+              f"CPU {100 * c1 / w1 / cores:5.1f} % of {cores} core(s)")
+        wp, cp, _ = _grade(parallel)
+        print(f"  parallel (JOBS={cores}):     {wp:7.1f} s wall, {wp / n:5.2f} s/submission, "
+              f"CPU {100 * cp / wp / cores:5.1f} % of {cores} core(s); speed-up {w1 / wp:.2f}x")
+        wpl, cpl = _plain_nbgrader(serial, plain_n)
+        print(f"  plain nbgrader ({plain_n}): {wpl:7.1f} s wall, {wpl / plain_n:5.2f} s/submission, "
+              f"CPU {100 * cpl / wpl / cores:5.1f} %; course parallel per submission / plain = "
+              f"{(wp / n) / (wpl / plain_n):.2f}")
+        if n >= 300:
+            print(f"  goal: 300 in under 300 s (aim 150): {'met' if wp * 300 / n < 300 else 'NOT met'}")
+
+        wn, _, _ = _grade(parallel)
+        print(f"  nothing changed, rerun: {wn:7.1f} s")
+        # a TA's round trip: one student resubmits, regrade them, feedback, export
+        from grading_helpers import released_notebook
+
+        from grading.feedback import feedback
+        from grading.report import grades
+        released = nbformat.read(parallel / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4) \
+            if (parallel / "release" / ASSIGNMENT).is_dir() else released_notebook(parallel)
+        submit(parallel, "s0001", fill(released, reference_bodies()))
+        t0 = time.perf_counter()
+        wr, _, _ = _grade(parallel, student="s0001")
+        t1 = time.perf_counter()
+        feedback(parallel, ASSIGNMENT, echo=lambda *a: None)
+        t2 = time.perf_counter()
+        grades(parallel, ASSIGNMENT, echo=lambda *a: None)
+        t3 = time.perf_counter()
+        print(f"  one-student regrade (STUDENT=s0001): {wr:5.1f} s (goal < 10 s)")
+        print(f"  TA round trip: regrade {t1 - t0:.1f} s + feedback (whole class) {t2 - t1:.1f} s + "
+              f"grades export {t3 - t2:.1f} s = {t3 - t0:.1f} s")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])

@@ -1,0 +1,383 @@
+"""Grading a class: what is graded again (by content), manual work kept, executors, faults.
+
+The end-to-end tests autograde a small class with real nbgrader, the real sandbox and a
+real SQLite gradebook in a throwaway course; grades given by hand are entered through
+nbgrader's API as the Formgrader enters them.
+"""
+import os
+import signal
+import warnings
+
+import pytest
+from grading_helpers import (
+    ASSIGNMENT,
+    fill,
+    make_course,
+    reference_bodies,
+    released_notebook,
+    submit,
+    with_answers,
+)
+from traitlets.config import Config
+
+from grading import scheduler as sched
+
+TIMEOUT = 5
+RADIUS_WITHOUT_X0 = """
+X = np.asarray(X, dtype=float)[:, 1:]
+return float(np.sqrt(np.max(np.sum(X * X, axis=1))))
+"""
+
+
+# -- what is graded again --------------------------------------------------------------------
+
+def test_digest_is_content_not_time_and_never_follows_links(tmp_path):
+    a = tmp_path / "a"
+    a.mkdir()
+    (a / "nb.ipynb").write_bytes(b"{}")
+    (a / "helper.py").write_text("x = 1\n")
+    first = sched.submission_digest(a)
+    os.utime(a / "helper.py", (1, 1))
+    (a / "timestamp.txt").write_text("2026-11-23 20:00:00")          # nbgrader collect's, not the student's
+    assert sched.submission_digest(a) == first
+    (a / "helper.py").write_text("x = 2\n")
+    assert sched.submission_digest(a) != first
+    (a / "helper.py").write_text("x = 1\n")
+    assert sched.submission_digest(a) == first
+    secret = tmp_path / "secret.txt"
+    secret.write_text("one")
+    (a / "link").symlink_to(secret)
+    linked = sched.submission_digest(a)
+    secret.write_text("two")                                        # the target is never read
+    assert sched.submission_digest(a) == linked != first
+    b = tmp_path / "b"
+    b.mkdir()
+    (b / "nb.ipynb").write_bytes(b"{}")
+    (b / "helper.py").write_text("x = 1\n")
+    (b / "link").symlink_to(secret)
+    assert sched.submission_digest(b) == linked                     # same content, other folder: same digest
+
+
+def test_plan_changed_new_one_student_force():
+    state = {"a": {"digest": "1", "source": "s"}, "b": {"digest": "2", "source": "s"},
+             "c": {"digest": "3", "source": "s", "interrupted": True}}
+    now = {"a": "1", "b": "2", "c": "3", "d": "4"}
+    assert sched.plan(list(now), state, now, "s") == (["c", "d"], ["a", "b"])
+    assert sched.plan(list(now), state, now, "s2") == (list(now), [])           # the assignment changed
+    assert sched.plan(list(now), state, now, "s", force=True) == (list(now), [])
+    assert sched.plan(list(now), state, now, "s", student="b") == (["b"], [])
+
+
+def test_cells_to_review_flags_changed_exercises_only():
+    old = {"nb": {"pla-solution": "1", "pla-test": "t", "radius-solution": "2", "bound-solution": "3"}}
+    new = {"nb": {"pla-solution": "9", "pla-test": "t", "radius-solution": "2", "bound-solution": "3"}}
+    manual = {"pla-test", "radius-solution"}
+    assert sched.cells_to_review(manual, old, new) == ["pla-test"]
+    assert sched.cells_to_review(manual, old, old) == []
+
+
+# -- executors and faults --------------------------------------------------------------------
+
+def _square(x):
+    return x * x
+
+
+def _die_once(job):
+    """Kill this worker process the first time it sees ``job["marker"]`` missing."""
+    if job.get("marker") and not os.path.exists(job["marker"]):
+        open(job["marker"], "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return job["n"] * 2
+
+
+def test_run_jobs_inline_and_pool_give_the_same_results():
+    for jobs in (1, 2):
+        executor, close, width = sched.make_executor(jobs=jobs)
+        got = {}
+        try:
+            sched.run_jobs(range(7), lambda i: i, lambda i, r, e, got=got: got.__setitem__(i, (r, e)),
+                           executor=executor, width=width, work=_square)
+        finally:
+            close()
+        assert got == {i: (i * i, None) for i in range(7)}
+
+
+def test_a_killed_worker_loses_nothing(tmp_path):
+    """SIGKILL to a pool process: the jobs in flight run again on a fresh pool; every result arrives once."""
+    executor, close, width = sched.make_executor(jobs=2)
+    state = {"close": close}
+
+    def reopen():
+        state["close"]()
+        ex, state["close"], _ = sched.make_executor(jobs=2)
+        return ex
+
+    got = {}
+
+    def finish(i, result, error):
+        assert i not in got
+        got[i] = (result, error)
+
+    jobs = [{"n": i, "marker": str(tmp_path / "killed") if i == 3 else None} for i in range(8)]
+    try:
+        sched.run_jobs(range(8), lambda i: jobs[i], finish, executor=executor, width=width, work=_die_once,
+                       reopen=reopen)
+    finally:
+        state["close"]()
+    assert (tmp_path / "killed").exists()
+    assert got == {i: (2 * i, None) for i in range(8)}
+
+
+def test_a_job_that_fails_to_prepare_is_reported_not_run():
+    got = {}
+
+    def prepare(i):
+        if i == 2:
+            raise ValueError("broken file")
+        return i
+
+    sched.run_jobs(range(4), prepare, lambda i, r, e: got.__setitem__(i, (r, repr(e) if e else None)),
+                   executor=sched.InlineExecutor(), width=1, work=_square)
+    assert got == {0: (0, None), 1: (1, None), 2: (None, "ValueError('broken file')"), 3: (9, None)}
+
+
+def test_bad_jobs_value_is_refused():
+    for bad in (0, -2, 1.5, "4", True):
+        with pytest.raises(ValueError, match="jobs must be a positive whole number"):
+            sched.make_executor(jobs=bad)
+    from grading.__main__ import main
+    with pytest.raises(SystemExit):
+        main(["autograde", ASSIGNMENT, "--jobs", "many"])
+
+
+def test_unreachable_dask_scheduler_is_named():
+    pytest.importorskip("distributed")
+    with pytest.raises(RuntimeError, match=r"cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"):
+        sched.make_executor(scheduler="tcp://127.0.0.1:9")
+
+
+# -- end to end: incremental, one student, force, manual work ---------------------------------
+
+def _give_manual_work(course, student, grade_id, *, score, comment):
+    from nbgrader.api import Gradebook
+
+    from grading.course import Course
+    c = Course(course)
+    with warnings.catch_warnings(), Gradebook(c.db_url, c.course_id) as gb:
+        warnings.simplefilter("ignore")
+        g = gb.find_grade(grade_id, ASSIGNMENT, ASSIGNMENT, student)
+        g.manual_score = score
+        g.extra_credit = 0.5
+        cm = gb.find_comment(comment[0], ASSIGNMENT, ASSIGNMENT, student)
+        cm.manual_comment = comment[1]
+        gb.db.commit()
+
+
+def _manual(course, student, grade_id, comment_id):
+    from nbgrader.api import Gradebook
+
+    from grading.course import Course
+    c = Course(course)
+    with warnings.catch_warnings(), Gradebook(c.db_url, c.course_id) as gb:
+        warnings.simplefilter("ignore")
+        g = gb.find_grade(grade_id, ASSIGNMENT, ASSIGNMENT, student)
+        cm = gb.find_comment(comment_id, ASSIGNMENT, ASSIGNMENT, student)
+        return g.manual_score, g.extra_credit, cm.manual_comment
+
+
+@pytest.mark.slow
+def test_incremental_regrade_keeps_manual_work_and_flags_changed_answers(tmp_path):
+    from grading.autograde import autograde
+    from grading.report import collect
+
+    course = make_course(tmp_path)
+    released = released_notebook(course)
+    ref = reference_bodies()
+    for s in ("alice", "bob", "carol"):
+        submit(course, s, fill(released, ref))
+    quiet = dict(overrides=Config({"Execute": {"timeout": TIMEOUT}}), progress=False)
+    lines = []
+    status = autograde(course, ASSIGNMENT, echo=lines.append, **quiet)
+    assert [status[s]["status"] for s in ("alice", "bob", "carol")] == ["graded"] * 3
+    exercises, rows = collect(course, ASSIGNMENT)
+    total = sum(exercises.values())
+    assert [r["score"] for r in rows] == [total] * 3
+
+    # a TA grades by hand in the Formgrader: a manual score with extra credit and a comment
+    _give_manual_work(course, "alice", "radius-longest-example-with-x0", score=0.0,
+                      comment=("radius-solution", "Why drop x0? See the lecture."))
+    _give_manual_work(course, "carol", "pla-stops-after-max-updates", score=1.0,
+                      comment=("pla-solution", "Nice loop."))
+
+    # nothing changed: nothing is graded again, manual work untouched
+    lines = []
+    autograde(course, ASSIGNMENT, echo=lines.append, **quiet)
+    assert "graded 0 submission(s)" in lines[0] and "3 unchanged" in lines[0], lines
+    assert _manual(course, "alice", "radius-longest-example-with-x0", "radius-solution") == (
+        0.0, 0.5, "Why drop x0? See the lecture.")
+
+    # alice resubmits a changed radius answer, carol only touches her file's time
+    submit(course, "alice", fill(released, with_answers(ref, radius_solution=RADIUS_WITHOUT_X0)))
+    path = course / "submitted" / "carol" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    os.utime(path, (1e9, 1e9))
+    lines = []
+    status = autograde(course, ASSIGNMENT, echo=lines.append, **quiet)
+    text = "\n".join(lines)
+    assert "graded 1 submission(s)" in lines[0] and "2 unchanged" in lines[0], text
+    assert status["alice"]["review"] == ["radius-longest-example-with-x0", "radius-solution"], status["alice"]
+    assert "CHANGED SINCE A MANUAL GRADE OR COMMENT" in text and "alice: radius-" in text
+    assert not status["carol"].get("review")
+    from grading.report import grades
+    summary = []
+    grades(course, ASSIGNMENT, echo=summary.append)
+    assert "  alice: radius-longest-example-with-x0, radius-solution" in summary, summary
+    # kept, not overwritten by the regrade
+    assert _manual(course, "alice", "radius-longest-example-with-x0", "radius-solution") == (
+        0.0, 0.5, "Why drop x0? See the lecture.")
+    # the manual score counts (0 + 0.5 extra credit) in place of the test's automatic 1
+    _, rows = collect(course, ASSIGNMENT)
+    by = {r["student"]: r for r in rows}
+    assert by["alice"]["parts"]["radius"] == 0.5
+    assert by["carol"]["parts"]["pla"] == exercises["pla"] + 0.5          # manual 1 of the 1-point test, +0.5 extra
+
+    # one student on demand, then everyone
+    lines = []
+    autograde(course, ASSIGNMENT, echo=lines.append, student="bob", **quiet)
+    assert "graded 1 submission(s)" in lines[0], lines
+    lines = []
+    autograde(course, ASSIGNMENT, echo=lines.append, force=True, **quiet)
+    assert "graded 3 submission(s)" in lines[0], lines
+    assert _manual(course, "carol", "pla-stops-after-max-updates", "pla-solution") == (1.0, 0.5, "Nice loop.")
+
+    from grading.course import CourseError
+    with pytest.raises(CourseError, match=r"no submission of 'ps1_perceptron' by student 'zed'"):
+        autograde(course, ASSIGNMENT, student="zed", **quiet)
+
+
+# -- the same class on a real Dask cluster -------------------------------------------------------
+
+def _free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def dask_cluster(tmp_path):
+    """A real ``dask scheduler`` and two ``dask worker`` processes on 127.0.0.1."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("distributed")
+    from distributed import Client
+
+    dask = str(Path(sys.executable).with_name("dask"))
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    logs = open(tmp_path / "dask.log", "w")
+    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                              stdout=logs, stderr=subprocess.STDOUT, cwd=tmp_path)]
+    try:
+        for _ in range(2):
+            procs.append(subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-dashboard",
+                                           "--host", "127.0.0.1", "--local-directory", str(tmp_path / "workers")],
+                                          stdout=logs, stderr=subprocess.STDOUT, cwd=tmp_path))
+        with Client(address, timeout="120s") as client:
+            client.wait_for_workers(2, timeout=300)
+            pids = client.run(os.getpid)
+        assert len(pids) == 2
+        yield {"address": address, "worker_pids": set(pids.values())}
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        logs.close()
+
+
+PLA_ENDLESS = """
+while True:
+    pass
+"""
+
+
+@pytest.mark.slow
+def test_dask_cluster_grades_like_the_local_run(tmp_path, dask_cluster):
+    """A class graded through two Dask workers gets exactly the grades of the local process pool."""
+    from grading.autograde import autograde
+    from grading.report import collect
+
+    ref = reference_bodies()
+    results = {}
+    for where in ("local", "dask"):
+        (tmp_path / where).mkdir()
+        course = make_course(tmp_path / where)
+        released = released_notebook(course)
+        submit(course, "reference", fill(released, ref))
+        submit(course, "radius_wrong", fill(released, with_answers(ref, radius_solution=RADIUS_WITHOUT_X0)))
+        submit(course, "endless_pla", fill(released, with_answers(ref, pla_solution=PLA_ENDLESS)))
+        submit(course, "untouched", released)
+        submit(course, "broken", raw="{ not json")
+        kwargs = {"jobs": 2} if where == "local" else {"scheduler": dask_cluster["address"]}
+        lines = []
+        autograde(course, ASSIGNMENT, overrides=Config({"Execute": {"timeout": TIMEOUT}}), echo=lines.append,
+                  progress=False, **kwargs)
+        if where == "dask":
+            assert "on the Dask cluster at " + dask_cluster["address"] in lines[0], lines
+        exercises, rows = collect(course, ASSIGNMENT)
+        results[where] = {r["student"]: (r["status"], r["parts"]) for r in rows}
+    assert results["dask"] == results["local"]
+    total = sum(exercises.values())
+    got = results["dask"]
+    assert sum(got["reference"][1].values()) == total
+    assert got["radius_wrong"][1]["radius"] == 0 and sum(got["radius_wrong"][1].values()) == total - 1
+    assert got["endless_pla"][1]["pla"] == 0
+    assert sum(got["untouched"][1].values()) == 0
+    assert got["broken"][0] == "ungraded"
+
+
+@pytest.mark.slow
+def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
+    """SIGINT to a running `python -m grading autograde`: what finished is kept, the rerun grades the rest."""
+    import json
+    import subprocess
+    import sys
+    import time
+
+    course = make_course(tmp_path)
+    released = released_notebook(course)
+    ref = reference_bodies()
+    students = [f"s{i}" for i in range(6)]
+    for s in students:
+        submit(course, s, fill(released, ref))
+    status_file = course / "autograded" / "grading-status.json"
+    cmd = [sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT,
+           "--timeout", str(TIMEOUT), "--jobs", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def finished():
+        try:
+            entries = json.loads(status_file.read_text()).get(ASSIGNMENT, {})
+        except (OSError, ValueError):
+            return 0
+        return sum(1 for v in entries.values() if v.get("status") == "graded" and not v.get("interrupted"))
+
+    deadline = time.monotonic() + 600
+    while finished() < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)                                     # waiting for a state, not for a time
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, (out, err)
+    assert "interrupted: the submissions graded so far are saved" in err
+    kept = finished()
+    assert 2 <= kept < len(students)
+    rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert f"graded {len(students) - kept} submission(s)" in rerun.stdout, rerun.stdout
+    assert f"graded {len(students)} of {len(students)} submission(s)" in rerun.stdout, rerun.stdout

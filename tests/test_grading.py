@@ -15,14 +15,25 @@ import sys
 
 import nbformat
 import pytest
+from grading_helpers import (
+    ASSIGNMENT,
+    ROOT,
+    autograde_class,
+    fill,
+    grade_id,
+    make_course,
+    public_lines,
+    reference_bodies,
+    released_notebook,
+    submit,
+    with_answers,
+)
 from traitlets.config import Config
 
 from grading.autograde import autograde, release
 from grading.course import CourseError
 from grading.feedback import hidden_lines
 from grading.report import collect, grades
-from grading_helpers import (ASSIGNMENT, ROOT, autograde_class, fill, grade_id, make_course, public_lines,
-                             reference_bodies, released_notebook, submit, with_answers)
 
 SOURCE_NB = ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 RELEASE_NB = ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -227,6 +238,7 @@ def test_every_exercise_has_signature_outside_and_a_visible_test(assignment):
 def test_test_cells_take_from_the_student_only_what_the_student_defines(assignment):
     """Test cells import what they use; the grader gives them only the student's own functions and answers."""
     import ast
+
     from grading.judge import student_names
     nb = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4)
     defined = set()

@@ -33,12 +33,13 @@ lab: setup  ## set up, then start JupyterLab on the course (students: lectures i
 lab-instructor: setup  ## the same with nbgrader's instructor tools (Formgrader, Create Assignment)
 	$(call LAB_CMD,instructor)
 
-test: setup-test  ## set up, then run every test (unit, notebooks, grading); NB=notebooks/x.ipynb: one lecture's checks
+test: setup-test  ## set up, then lint and run every test (unit, notebooks, grading); NB=notebooks/x.ipynb: one notebook's checks
 ifdef NB
 	$(BIN)/python -m pytest -n 0 "$(NB)" "tests/test_notebooks.py::test_committed_without_outputs[$(NB)]" \
 	    $(if $(filter notebooks/%,$(NB)),"tests/test_notebooks.py::test_lecture_notebooks_are_thin_and_seeded[$(NB)]") $(PYTEST_ARGS)
 else
 	@sh scripts/system-deps.sh
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 endif
 

@@ -60,6 +60,15 @@ c.CourseExecute.setup_timeout = 120
 c.CourseExecute.replay_timeout = 60
 c.CourseExecute.submission_timeout = 600
 
+# Feedback, whichever button or command makes it (`nbgrader generate_feedback`, the Formgrader's
+# Generate Feedback, `make feedback`): the hidden tests' code is taken out first, and only the
+# failing test's message is shown.
+c.GenerateFeedback.preprocessors = [
+    "grading.feedback.HideHiddenTests",
+    "nbgrader.preprocessors.GetGrades",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
+
 # --- Late submissions and grade export (see "For instructors" in README.md) ----------
 # nbgrader compares each submission's timestamp (written by `nbgrader collect`) with the
 # assignment's due date (set in the Formgrader's Manage Assignments page, or with

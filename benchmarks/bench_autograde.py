@@ -13,7 +13,8 @@
 * The wall time of one ``make autograde`` of 30 correct submissions (no baseline).
 
 Both sides are whole processes, started the same way, alternating (benchmarks/paired.py);
-each run gets a fresh course copy (prepared outside the timing), so nothing is cached.
+each run gets a fresh copy of a course prepared once (copied outside the timing), so
+nothing graded is reused.
 """
 import os
 import shutil
@@ -41,10 +42,11 @@ c.Execute.timeout = 10
 '''
 
 
-def _course(tmp, n_students, *, plain):
-    """A course copy with ``n_students`` correct submissions; ``plain``: nbgrader's own settings."""
-    from grading.autograde import release
+def _template(tmp, n_students, *, plain):
+    """A course with ``n_students`` correct submissions; ``plain``: nbgrader's own settings."""
     from grading_helpers import fill, make_course, reference_bodies, submit
+
+    from grading.autograde import release
 
     course = make_course(Path(tempfile.mkdtemp(dir=tmp)))
     release(course, ASSIGNMENT)
@@ -60,6 +62,13 @@ def _course(tmp, n_students, *, plain):
     return course
 
 
+def _copy(template, tmp):
+    """A fresh copy of a prepared course (nothing graded yet), made outside the timing."""
+    dest = Path(tempfile.mkdtemp(dir=tmp)) / "course"
+    shutil.copytree(template, dest)
+    return dest
+
+
 def _graded(course, n_students):
     got = sorted(p.parent.parent.name for p in (course / "autograded").glob(f"*/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"))
     if len(got) != n_students:
@@ -68,15 +77,17 @@ def _graded(course, n_students):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
+        ours, plain = _template(tmp, 1, plain=False), _template(tmp, 1, plain=True)
+
         def course_autograde():
-            course = _course(tmp, 1, plain=False)
+            course = _copy(ours, tmp)
             took = paired.process([sys.executable, "-m", "grading", "--course", str(course), "autograde",
                                    ASSIGNMENT], cwd=course)()
             _graded(course, 1)
             return took
 
         def nbgrader_autograde():
-            course = _course(tmp, 1, plain=True)
+            course = _copy(plain, tmp)
             took = paired.process([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT], cwd=course)()
             _graded(course, 1)
             return took
@@ -88,7 +99,7 @@ def main():
         env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
 
         def engine_in_nbgrader():
-            course = _course(tmp, 1, plain=False)
+            course = _copy(ours, tmp)
             paired.process([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
                            cwd=course, env=env)()
             took = paired.process([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT], cwd=course, env=env)()
@@ -113,7 +124,7 @@ def main():
         paired.row(f"{Path(NOTEBOOK).stem}: make test NB= vs nbconvert --execute",
                    paired.alternate(nbval, nbconvert, runs=RUNS))
 
-        course = _course(tmp, 30, plain=False)
+        course = _template(tmp, 30, plain=False)
         t0 = time.perf_counter()
         paired.process([sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT],
                        cwd=course)()

@@ -9,9 +9,40 @@ Importing course_lib changes no global state: no matplotlib style, no random see
 import importlib
 
 from . import data, digits, hoeffding, kernels, neighbors, perceptron, regression, svm, theory
+from .data import (
+    DataUnavailableError,
+    load_homework,
+    load_labeled_points,
+    make_noisy,
+    make_random_line_data,
+    make_separable,
+    make_spirals,
+    random_line_target,
+)
+from .digits import (
+    intensity,
+    load_digit_features,
+    load_digit_images,
+    load_features,
+    load_sklearn_digits,
+    load_usps,
+    one_vs_all,
+    one_vs_one,
+    symmetry,
+)
 from .kernels import kernel_matrix, kernel_perceptron, linear_kernel, polynomial_kernel, quadratic_features, rbf_kernel
 from .neighbors import fit_standardizer, knn_predict, pairwise_distances
-from .svm import fit_svm, fit_svm_primal, kkt_violation
+from .perceptron import (
+    add_bias,
+    error_rate,
+    perceptron_dual,
+    perceptron_with_bias,
+    pla,
+    pla_runs,
+    pocket,
+    pocket_runs,
+    predict,
+)
 from .regression import (
     circle_target,
     cross_entropy_error,
@@ -29,38 +60,7 @@ from .regression import (
     squared_error,
     theta,
 )
-from .digits import (
-    intensity,
-    load_digit_features,
-    load_digit_images,
-    load_features,
-    load_sklearn_digits,
-    load_usps,
-    one_vs_all,
-    one_vs_one,
-    symmetry,
-)
-from .data import (
-    DataUnavailableError,
-    load_homework,
-    load_labeled_points,
-    make_noisy,
-    make_random_line_data,
-    make_separable,
-    make_spirals,
-    random_line_target,
-)
-from .perceptron import (
-    add_bias,
-    error_rate,
-    pla,
-    pla_runs,
-    pocket,
-    pocket_runs,
-    perceptron_with_bias,
-    perceptron_dual,
-    predict,
-)
+from .svm import fit_svm, fit_svm_primal, kkt_violation
 from .theory import (
     bias_form_bound,
     check_novikoff,

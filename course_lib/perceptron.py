@@ -456,7 +456,7 @@ def _pocket_core(X, y, orders, max_updates, eta, w0, block=256):
     with threadpool_limits(limits=1, user_api="blas"):
         parts = [_pocket_block(XsT, n_pos, steps, cols[a:a + block], max_updates, w0)
                  for a in range(0, orders.shape[0], block)]
-    return tuple(np.concatenate(arrays) for arrays in zip(*parts))
+    return tuple(np.concatenate(arrays) for arrays in zip(*parts, strict=True))
 
 
 def pocket(X, y, *, max_updates, cycle="random", eta=1.0, w0=None, rng=None):

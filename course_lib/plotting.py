@@ -472,7 +472,7 @@ def plot_coin_histograms(result, *, n_flips=10, axes=None):
     axes = np.asarray(axes).ravel()
     titles = [("nu_1", "$\\nu_1$: the first coin"), ("nu_rand", "$\\nu_{rand}$: a random coin"),
               ("nu_min", "$\\nu_{min}$: the coin with fewest heads")]
-    for ax, (field, title) in zip(axes, titles):
+    for ax, (field, title) in zip(axes, titles, strict=True):
         nu = np.asarray(getattr(result, field))
         values, counts = np.unique(np.round(nu * n_flips).astype(int), return_counts=True)
         ax.bar(values / n_flips, counts / len(nu), width=0.8 / n_flips, color="tab:blue")
@@ -514,8 +514,8 @@ def plot_digits(images, labels=None, *, n=24, ncols=8, ax=None):
     >>> len(ax.images), len(ax.texts)
     (1, 3)
     """
-    from .digits import _check_images
     from ._validation import check_int
+    from .digits import _check_images
 
     imgs, _ = _check_images(images)
     n = min(check_int(n, "n", minimum=1), imgs.shape[0])
@@ -710,7 +710,7 @@ def plot_regression_fit(X, y, w, *, ax=None, residuals=True):
                          np.linspace(P[:, 1].min(), P[:, 1].max(), 10))
     ax.plot_surface(g1, g2, w[0] + w[1] * g1 + w[2] * g2, color=POSITIVE_COLOR, alpha=0.25, linewidth=0)
     if residuals:
-        for (a, b), t, f in zip(P, y, fit):
+        for (a, b), t, f in zip(P, y, fit, strict=True):
             ax.plot([a, a], [b, b], [t, f], color="tab:red", linewidth=1, alpha=0.7)
     ax.scatter(P[:, 0], P[:, 1], y, s=14, color="black", depthshade=False)
     ax.set_xlabel("$x_1$")

@@ -407,7 +407,8 @@ def theta(s):
     """The logistic function theta(s) = e^s / (1 + e^s) = 1 / (1 + e^{-s}), a soft threshold.
 
     It rises from 0 (s very negative) through 1/2 (s = 0) to 1 (s very positive),
-    and theta(-s) = 1 - theta(s). Computed so that it never overflows: theta(-1e4) is exactly 0 and theta(1e4) exactly 1, without warnings.
+    and theta(-s) = 1 - theta(s). Computed so that it never overflows: theta(-1e4) is exactly 0
+    and theta(1e4) exactly 1, without warnings.
 
     Parameters
     ----------
@@ -550,7 +551,7 @@ def _sgd_pass(W, Xo, yo, eta):
     """
     yx = yo[:, :, None] * Xo
     neg_yx, step_yx = -yx, eta * yx
-    for a, b in zip(neg_yx, step_yx):
+    for a, b in zip(neg_yx, step_yx, strict=True):
         W += _expit(_rowdot(W, a))[:, None] * b
     return W
 
@@ -561,7 +562,7 @@ def _sgd_pass_one(w, Xo, yo, eta):
     With one run there is nothing to vectorise across, so each step is kept to a dot
     product, a scalar logistic and one scaled addition.
     """
-    for x, t in zip(Xo, yo):
+    for x, t in zip(Xo, yo, strict=True):
         z = t * float(x @ w)                            # theta(-z) = 1 / (1 + e^z), without overflow:
         if z > 0.0:
             e = math.exp(-z)
@@ -685,7 +686,7 @@ def logistic_regression(X, y, *, method="gd", eta=0.1, tol=1e-6, max_epochs=10_0
     ein = [cross_entropy_error(w, X, y)]
     converged = False
     with np.errstate(under="ignore"):
-        for epoch in range(1, max_epochs + 1):
+        for epoch in range(1, max_epochs + 1):  # noqa: B007  (the last epoch is returned)
             if method == "gd":
                 w_new = w - eta * _ein_and_gradient(w, X, y)[1]
             else:

@@ -1098,8 +1098,8 @@ class SVMExplorer(_FigureWidget):
     """
 
     def __init__(self, X, y, *, kernel="linear", C=1.0, gamma=1.0, degree=2):
-        from .kernels import KERNELS
         from ._validation import check_matrix
+        from .kernels import KERNELS
 
         X = check_matrix(X, "X")
         if X.shape[1] != 2:

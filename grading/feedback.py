@@ -111,11 +111,9 @@ def feedback(root, assignment, *, echo=print):
     Feedback of students whose submission is no longer graded (or no longer exists) is
     removed, so no stale page survives.
     """
-    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.converters import GenerateFeedback
     from nbgrader.converters.base import NbGraderException
     from nbgrader.coursedir import CourseDirectory
-    from nbgrader.preprocessors import GetGrades
 
     course = Course(root)
     course.check_assignment(assignment)
@@ -130,7 +128,7 @@ def feedback(root, assignment, *, echo=print):
     cfg.CourseDirectory.assignment_id = assignment
     cfg.CourseDirectory.student_id = "*"
     cfg.GenerateFeedback.force = True
-    cfg.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor]
+    # which preprocessors run (HideHiddenTests first) is set in nbgrader_config.py, for every route
     import logging
     logger = logging.getLogger("grading.nbgrader")
     converter = GenerateFeedback(coursedir=CourseDirectory(config=cfg), config=cfg, log=logger)

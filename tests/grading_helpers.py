@@ -54,7 +54,9 @@ def fill(released_nb, answers):
             continue
         m = STUB.search(cell.source)
         assert m, f"no stub in cell {gid}"
-        body = textwrap.indent(textwrap.dedent(answer).strip("\n"), m.group("indent")) if m.group("indent") else textwrap.dedent(answer).strip("\n")
+        body = textwrap.dedent(answer).strip("\n")
+        if m.group("indent"):
+            body = textwrap.indent(body, m.group("indent"))
         cell.source = cell.source[:m.start()] + body + cell.source[m.end():]
     return nb
 

@@ -174,7 +174,8 @@ def running_lab(mode, workdir, *, timeout=WAIT_MS / 1000):
 ACTIVE = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 # An error output is rendered as stderr text, like a warning; what tells them apart is the
 # traceback: IPython's header, or a final line "SomeError: message" / "SomeError".
-TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*Cell In\[\d+\], line \d+|^[A-Za-z_.]*(Error|Exception|Interrupt|Exit)\b(:.*)?$",
+TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*Cell In\[\d+\], line \d+"
+                       r"|^[A-Za-z_.]*(Error|Exception|Interrupt|Exit)\b(:.*)?$",
                        re.M)
 
 
@@ -298,7 +299,7 @@ def controls(widget):
                 label = loc.text_content()
             found.append((kind, loc, label.strip() or kind))
     order = [c[1].evaluate("e => [...document.querySelectorAll('*')].indexOf(e)") for c in found]
-    return [c for _, c in sorted(zip(order, found), key=lambda t: t[0])]
+    return [c for _, c in sorted(zip(order, found, strict=True), key=lambda t: t[0])]
 
 
 def operate(page, widget, kind, control, *, timeout=30_000):

@@ -206,7 +206,7 @@ def test_instructors_see_the_formgrader_with_the_autograded_scores(instructor_la
     row.wait_for()
     header = [" ".join(h.split()) for h in frame.locator("thead th").all_text_contents()]
     cells = [c.strip() for c in row.locator("td").all_text_contents()]
-    assert cells[header.index("# Submissions")] == str(len(expected)), dict(zip(header, cells))
+    assert cells[header.index("# Submissions")] == str(len(expected)), dict(zip(header, cells, strict=False))
 
     # Manage Students: every student's score out of the assignment's points
     frame.locator("a", has_text="Manage Students").click()
@@ -271,13 +271,13 @@ class Traces:
                 for el in frame.locator(":is(a, button, text, span):text-is('click me')").all():
                     el.click(timeout=2_000, no_wait_after=True)
 
-    def settled(self, timeout=30):
+    def settled(self, timeout=ld.WAIT_MS / 1000):
         """Wait until the page has loaded and every request it made has been answered or failed."""
         self.page.wait_for_load_state("load")
         deadline = time.monotonic() + timeout
         while self.pending and time.monotonic() < deadline:
             self.page.wait_for_timeout(50)  # lets Playwright deliver the request events
-        assert not self.pending, f"requests still under way after {timeout} s: {[r.url for r in self.pending]}"
+        assert not self.pending, f"requests still under way after {timeout:.0f} s: {[r.url for r in self.pending]}"
 
     def left(self):
         self.settled()

@@ -12,7 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import course_lib as cl
-from course_lib.data import DATA_DIR_ENV, load_labeled_points, make_noisy, make_random_line_data, make_separable, random_line_target
+from course_lib.data import (
+    DATA_DIR_ENV,
+    load_labeled_points,
+    make_noisy,
+    make_random_line_data,
+    make_separable,
+    random_line_target,
+)
 
 seeds = st.integers(0, 2**32 - 1)
 
@@ -41,7 +48,7 @@ def test_make_separable_keeps_every_point_at_least_margin_away(seed, n, d, margi
     assert np.all((X >= -1) & (X <= 1))
     assert np.linalg.norm(w_f[1:]) == pytest.approx(1.0)
     # distance of each point to the hyperplane w0 + u.x = 0 with unit normal u
-    dist = [t * (w_f[0] + sum(u * v for u, v in zip(w_f[1:], x))) for x, t in zip(X, y)]
+    dist = [t * (w_f[0] + sum(u * v for u, v in zip(w_f[1:], x, strict=True))) for x, t in zip(X, y, strict=True)]
     assert min(dist) >= margin - 1e-12
     assert min(dist) > 0, "every label must agree with the side of the target"
     if n >= 2:
@@ -117,10 +124,10 @@ def test_make_random_line_data_labels_points_by_their_side(seed, n):
 def test_same_seed_same_data_and_global_state_untouched(make):
     state = np.random.get_state()[1].copy()
     a, b = make(42), make(np.random.default_rng(42))
-    for u, v in zip(a, b):
+    for u, v in zip(a, b, strict=True):
         np.testing.assert_array_equal(u, v)
     c = make(43)
-    assert not all(np.array_equal(u, v) for u, v in zip(a, c))
+    assert not all(np.array_equal(u, v) for u, v in zip(a, c, strict=False))
     gen = np.random.default_rng(1)
     before = gen.bit_generator.state
     make(gen)

@@ -15,14 +15,25 @@ import sys
 
 import nbformat
 import pytest
+from grading_helpers import (
+    ASSIGNMENT,
+    ROOT,
+    autograde_class,
+    fill,
+    grade_id,
+    make_course,
+    public_lines,
+    reference_bodies,
+    released_notebook,
+    submit,
+    with_answers,
+)
 from traitlets.config import Config
 
 from grading.autograde import autograde, release
 from grading.course import CourseError
 from grading.feedback import hidden_lines
 from grading.report import collect, grades
-from grading_helpers import (ASSIGNMENT, ROOT, autograde_class, fill, grade_id, make_course, public_lines,
-                             reference_bodies, released_notebook, submit, with_answers)
 
 SOURCE_NB = ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 RELEASE_NB = ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -227,6 +238,7 @@ def test_every_exercise_has_signature_outside_and_a_visible_test(assignment):
 def test_test_cells_take_from_the_student_only_what_the_student_defines(assignment):
     """Test cells import what they use; the grader gives them only the student's own functions and answers."""
     import ast
+
     from grading.judge import student_names
     nb = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4)
     defined = set()
@@ -303,27 +315,41 @@ def _text(path):
     return html.unescape(re.sub(r"<[^>]+>", "", path.read_text()))
 
 
-def test_feedback_shows_no_hidden_test(graded):
-    from grading.feedback import feedback
-    course = graded["course"]
-    feedback(course, ASSIGNMENT, echo=lambda *a: None)
+def _assert_no_hidden_test_in(pages, graded):
     source = nbformat.read(SOURCE_NB, as_version=4)
     secret = set()
     for c in source.cells:
         secret |= hidden_lines(c.source)
     secret = {s for s in secret - public_lines(source) if len(s) > 15} | {"BEGIN HIDDEN TESTS", "END HIDDEN TESTS"}
-    pages = sorted((course / "feedback").glob(f"*/{ASSIGNMENT}/{ASSIGNMENT}.html"))
     graded_students = sorted(s for s, r in graded["rows"].items() if r["status"] == "graded")
     assert [p.parents[1].name for p in pages] == graded_students
     for page in pages:
         text = _text(page)
         shown = sorted(s for s in secret if s in text)
         assert not shown, f"{page.parents[1].name}: hidden-test lines in feedback: {shown[:3]}"
+
+
+def test_feedback_shows_no_hidden_test(graded):
+    from grading.feedback import feedback
+    course = graded["course"]
+    feedback(course, ASSIGNMENT, echo=lambda *a: None)
+    _assert_no_hidden_test_in(sorted((course / "feedback").glob(f"*/{ASSIGNMENT}/{ASSIGNMENT}.html")), graded)
     # hidden tests failed for these, and the feedback says why in words
     assert "on random data" in _text(course / "feedback" / "predict_hard_coded" / ASSIGNMENT / f"{ASSIGNMENT}.html")
     assert "course_lib.pla" in _text(course / "feedback" / "calls_course_lib" / ASSIGNMENT / f"{ASSIGNMENT}.html")
     assert "did not finish within" in _text(
         course / "feedback" / "endless_loop_swallows_interrupt" / ASSIGNMENT / f"{ASSIGNMENT}.html")
+
+
+@pytest.mark.slow
+def test_nbgrader_generate_feedback_hides_the_hidden_tests_too(graded):
+    """The Formgrader's Generate Feedback button and `nbgrader generate_feedback` use nbgrader_config.py."""
+    course = graded["course"]
+    out = subprocess.run([sys.executable, "-m", "nbgrader", "generate_feedback", ASSIGNMENT, "--force",
+                          "--CourseDirectory.feedback_directory=feedback-cli"],
+                         cwd=course, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    _assert_no_hidden_test_in(sorted((course / "feedback-cli").glob(f"*/{ASSIGNMENT}/{ASSIGNMENT}.html")), graded)
 
 
 # -- re-runs and bad input --------------------------------------------------------------

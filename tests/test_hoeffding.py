@@ -143,7 +143,7 @@ def test_random_coin_is_not_always_the_same_coin():
 def test_coin_experiment_is_reproducible():
     a = h.coin_experiment(30_000, 50, 10, rng=11, chunk_runs=7_000)
     b = h.coin_experiment(30_000, 50, 10, rng=np.random.default_rng(11), chunk_runs=7_000)
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         assert np.array_equal(x, y)
     c = h.coin_experiment(30_000, 50, 10, rng=12, chunk_runs=7_000)
     assert not np.array_equal(a.nu_min, c.nu_min)
@@ -191,7 +191,7 @@ def test_nu_histogram_bars_are_the_sample_frequencies_coloured_by_the_band():
     ax = Figure().add_subplot()
     plot_nu_histogram(nu, mu, n, eps, ax=ax)
     bars = {}  # bar centre -> (height, is outside the band), read back from the drawn polygons
-    for collection, outside in zip(ax.collections, (False, True)):
+    for collection, outside in zip(ax.collections, (False, True), strict=False):
         for path in collection.get_paths():
             x, y = path.vertices.T
             assert y.min() == 0

@@ -28,7 +28,7 @@ def _same(a, b):
         return (isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype
                 and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
     if isinstance(a, (list, tuple)):
-        return isinstance(b, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return isinstance(b, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return a == b and type(a) is type(b)
 
 

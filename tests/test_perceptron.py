@@ -41,7 +41,7 @@ def sign(s):
 
 
 def predict_loop(w, X):
-    return np.array([sign(sum(wi * xi for wi, xi in zip(w, x))) for x in X])
+    return np.array([sign(sum(wi * xi for wi, xi in zip(w, x, strict=True))) for x in X])
 
 
 def pla_loop(X, y, order, max_updates=None):
@@ -60,11 +60,11 @@ def pla_loop(X, y, order, max_updates=None):
                 break
         else:
             return w, updates, True
-    return w, updates, all(sign(w @ x) == t for x, t in zip(X, y))
+    return w, updates, all(sign(w @ x) == t for x, t in zip(X, y, strict=True))
 
 
 def mistakes(w, X, y):
-    return sum(sign(w @ x) != t for x, t in zip(X, y))
+    return sum(sign(w @ x) != t for x, t in zip(X, y, strict=True))
 
 
 def pocket_loop(X, y, order, max_updates):
@@ -127,7 +127,7 @@ def test_pla_halts_with_no_mistake_within_the_novikoff_bound(seed, n, d, margin)
     assert run.halted
     assert np.all(predict_loop(run.w, X) == y), "PLA halted with a training mistake left"
     R2 = max(float(x @ x) for x in X)
-    rho = min(t * float(w_f @ x) for x, t in zip(X, y)) / math.sqrt(float(w_f @ w_f))
+    rho = min(t * float(w_f @ x) for x, t in zip(X, y, strict=True)) / math.sqrt(float(w_f @ w_f))
     assert rho > 0
     assert run.n_updates <= R2 / rho**2 * (1 + 1e-9)
     assert len(run.trajectory) == run.n_updates + 1 and len(run.corrected) == run.n_updates
@@ -448,7 +448,7 @@ def test_the_bias_form_halts_within_its_novikoff_bound(seed, n, d, margin):
     assert res.halted
     # (2R / gamma)^2 with R = max ||x_i|| and gamma the margin of the unit-normal target
     R = max(math.sqrt(float(x @ x)) for x in X)
-    gamma = min(t * (w_f[1:] @ x + w_f[0]) for x, t in zip(X, y)) / np.linalg.norm(w_f[1:])
+    gamma = min(t * (w_f[1:] @ x + w_f[0]) for x, t in zip(X, y, strict=True)) / np.linalg.norm(w_f[1:])
     assert gamma >= margin * (1 - 1e-9)
     assert res.n_updates <= (2 * R / gamma) ** 2 * (1 + 1e-9)
     assert res.n_updates <= cl.bias_form_bound(X, y, w_f[1:], w_f[0]) * (1 + 1e-9)

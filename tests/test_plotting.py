@@ -149,7 +149,7 @@ def test_plot_novikoff_check_draws_both_sides_of_each_inequality():
     assert np.all(cosine.get_ydata() >= bound.get_ydata() - 1e-9)
     fig, given = plt.subplots(1, 3)
     out = plotting.plot_novikoff_check(check, axes=given)
-    assert all(a is b for a, b in zip(out, given))
+    assert all(a is b for a, b in zip(out, given, strict=True))
 
 
 def test_plot_pla_step_shows_old_and_new_boundary_and_the_mistake():

@@ -51,7 +51,7 @@ def test_weight_decay_equals_ridge_and_the_closed_form(seed, lam):
 def test_weight_decay_shrinks_the_weights():
     X, y = regression_data(np.random.default_rng(3))
     norms = [np.linalg.norm(cl.linear_regression(X, y, weight_decay=lam)) for lam in (0.0, 0.1, 1.0, 10.0, 100.0)]
-    assert all(a > b for a, b in zip(norms, norms[1:])), norms
+    assert all(a > b for a, b in zip(norms, norms[1:], strict=False)), norms
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -371,7 +371,7 @@ def test_sgd_experiment_of_the_book():
     assert runs.converged.all()
     assert 280 < runs.n_epochs.mean() < 400
     eout = []
-    for (_, _, w_f), w in zip(sets, runs.w):
+    for (_, _, w_f), w in zip(sets, runs.w, strict=True):
         Xt = rng.uniform(-1, 1, size=(2000, 2))
         eout.append(cl.cross_entropy_error(w, cl.add_bias(Xt), np.where(w_f[0] + Xt @ w_f[1:] > 0, 1.0, -1.0)))
     assert 0.07 < np.mean(eout) < 0.14

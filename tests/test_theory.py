@@ -33,7 +33,7 @@ def test_radius_and_margin_match_their_formulas(seed, n, d):
     y = rng.choice([-1.0, 1.0], size=n)
     w = rng.normal(size=d)
     assert radius(X) == pytest.approx(max(math.sqrt(sum(v * v for v in x)) for x in X))
-    expected = min(t * float(np.dot(w, x)) for x, t in zip(X, y)) / math.sqrt(float(np.dot(w, w)))
+    expected = min(t * float(np.dot(w, x)) for x, t in zip(X, y, strict=True)) / math.sqrt(float(np.dot(w, w)))
     assert margin(w, X, y) == pytest.approx(expected)
     assert margin(3.5 * w, X, y) == pytest.approx(expected), "rho must not depend on the length of w_f"
 
@@ -57,7 +57,7 @@ def test_every_inequality_of_the_proof_holds_at_every_step(seed, n, d, m, cycle,
     W, T = run.trajectory, run.n_updates
 
     # the quantities, from their definitions
-    min_score = min(y_n * float(w_f @ x_n) for x_n, y_n in zip(X, y))   # min_n y_n w_f^T x_n
+    min_score = min(y_n * float(w_f @ x_n) for x_n, y_n in zip(X, y, strict=True))   # min_n y_n w_f^T x_n
     max_sq = max(float(x_n @ x_n) for x_n in X)                          # max_n ||x_n||^2
     rho = min_score / np.linalg.norm(w_f)
     R = math.sqrt(max_sq)
@@ -115,7 +115,7 @@ def test_bias_form_bound_matches_its_formula():
     y = np.array([1.0, -1.0, 1.0])
     w, b = np.array([2.0, 0.0]), 1.0
     R = max(np.linalg.norm(x) for x in X)
-    gamma = min(t * (w @ x + b) for x, t in zip(X, y)) / np.linalg.norm(w)
+    gamma = min(t * (w @ x + b) for x, t in zip(X, y, strict=True)) / np.linalg.norm(w)
     assert bias_form_bound(X, y, w, b) == pytest.approx((2 * R / gamma) ** 2)
 
 
@@ -139,7 +139,8 @@ Y0 = [1.0, -1.0]
     (lambda: check_novikoff([[1.0, 0.0, 0.0]], [], X0, Y0, [0.0, 1.0, 1.0]), "trajectory\\[0\\] must be the zero vector"),
     (lambda: check_novikoff([[0.0, 0.0]], [], X0, Y0, [0.0, 1.0, 1.0]), "trajectory has 2 columns but X has 3"),
     (lambda: check_novikoff([[0.0, 0.0, 0.0], [1.0, 0.5, 0.5]], [], X0, Y0, [0.0, 1.0, 1.0]), "corrected must hold 1"),
-    (lambda: check_novikoff([[0.0, 0.0, 0.0], [1.0, 0.5, 0.5]], [5], X0, Y0, [0.0, 1.0, 1.0]), "corrected holds an index outside"),
+    (lambda: check_novikoff([[0.0, 0.0, 0.0], [1.0, 0.5, 0.5]], [5], X0, Y0, [0.0, 1.0, 1.0]),
+     "corrected holds an index outside"),
     (lambda: check_novikoff([[0.0, 0.0, 0.0], [1.0, 0.5, 0.5]], [0.0], X0, Y0, [0.0, 1.0, 1.0]), "corrected must hold 1 integer"),
     (lambda: check_novikoff([[0.0, 0.0, 0.0]], [], X0, Y0, [0.0, 1.0, 1.0], eta=0), "eta must be > 0"),
     (lambda: check_novikoff([[0.0, 0.0, 0.0]], [], X0, Y0, [0.0, -1.0, -1.0]), "w_f does not separate"),

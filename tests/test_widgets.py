@@ -13,7 +13,7 @@ from course_lib.widgets import PerceptronExplorer, PLAStepper
 
 def mistakes(w, X, y):
     """Misclassified examples of w on X (with x0 first), sign(0) = -1, by a plain loop."""
-    return sum((1.0 if float(np.dot(w, x)) > 0 else -1.0) != t for x, t in zip(X, y))
+    return sum((1.0 if float(np.dot(w, x)) > 0 else -1.0) != t for x, t in zip(X, y, strict=True))
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def test_the_explorer_reaches_zero_errors_at_the_target(data):
     X, y, w_f = cl.make_separable(25, 2, margin=0.1, rng=4)
     ex = PerceptronExplorer(X, y, w=(0.0, 0.0, 0.0))
     assert ex.n_errors == int(np.sum(y > 0))              # w = 0: every point scores 0, i.e. -1
-    for s, v in zip(ex.sliders, w_f):
+    for s, v in zip(ex.sliders, w_f, strict=False):
         s.value = float(v)                                # sliders move in steps of 0.05
     w = ex.w
     assert ex.n_errors == mistakes(w, cl.add_bias(X), y)

@@ -91,6 +91,30 @@ import sys  # noqa: E402
 
 if c.CourseDirectory.root not in sys.path:  # the Formgrader may run outside the course folder
     sys.path.insert(0, c.CourseDirectory.root)
-from grading.safe_html import configure as _course_html  # noqa: E402
+try:
+    from grading.safe_html import configure as _course_html
 
-_course_html(c)
+    _course_html(c)
+except Exception as _exc:  # noqa: BLE001
+    # Fail closed. nbgrader ignores a configuration file that raises and then runs its own
+    # autograde: student code unsandboxed, as the instructor, in the course folder. So a
+    # course whose grading code cannot be loaded (a missing package, say) must not raise
+    # here; instead every nbgrader command that would run or show student work refuses,
+    # naming the cause.
+    from nbconvert.preprocessors import Preprocessor as _Preprocessor
+
+    _REASON = (f"the course's grading code could not be loaded ({type(_exc).__name__}: {_exc}); "
+               "nothing is graded or shown until it can (run `make setup` in the course folder)")
+
+    class CourseConfigurationBroken(_Preprocessor):
+        """Stands in for every step that would run or show student work, and refuses."""
+
+        def __call__(self, nb, resources):  # whether or not nbconvert marks it enabled
+            raise RuntimeError(_REASON)
+
+        preprocess = __call__
+
+    print(f"nbgrader_config.py: {_REASON}", file=sys.stderr)
+    c.Autograde.sanitize_preprocessors = [CourseConfigurationBroken]
+    c.Autograde.autograde_preprocessors = [CourseConfigurationBroken]
+    c.GenerateFeedback.preprocessors = [CourseConfigurationBroken]

@@ -104,7 +104,7 @@ def _solve_dual(Q, y, upper):
     return alpha
 
 
-def _solve_dual_in_chunks(Q, y, upper, *, start=200, add=100, tol=1e-6, max_rounds=100):
+def _solve_dual_in_chunks(Q, y, upper, *, start=200, add=100, tol=1e-9, max_rounds=100):
     """The same dual, solved on a small working set that moves (chunking), for large N.
 
     Only examples with alpha > 0 matter, and they are usually few. Start from the
@@ -167,17 +167,22 @@ def _polish(Q, y, alpha, upper):
 
     Knowing which alpha are 0, which at the bound and which free, the free ones and b solve
     a linear system (the free support vectors lie exactly on the margin, and
-    ``sum y_n alpha_n = 0``). A free alpha that the system pushes out of its bounds is moved
-    to that bound and the system solved again. The result is accurate to round-off; it is
-    kept only when it satisfies the KKT conditions better than the solver's answer.
+    ``sum y_n alpha_n = 0``). The solver's alpha is a little off its bounds, so which ones
+    sit at a bound is read with a few tolerances, from tight to loose; each reading gives
+    one candidate, accurate to round-off when the reading is right. The candidate that
+    satisfies the KKT conditions best is kept, and only if it beats the solver's answer.
     """
     b = _b_from_kkt(Q, y, alpha, upper)
     best, best_b, best_gap = alpha, b, _kkt_gap(Q, y, alpha, b, upper)
-    current = alpha.copy()
-    for _ in range(10):
+    scale = max(1.0, float(alpha.max()))
+    for rel in (1e-7, 1e-6, 1e-5, 1e-4):
+        current = alpha.copy()
+        current[current < rel * scale] = 0.0
+        if np.isfinite(upper):
+            current[current > upper * (1 - rel)] = upper
         free = np.flatnonzero((current > 0) & (current < upper))
         if free.size == 0:
-            break
+            continue
         at_upper = np.flatnonzero(current >= upper) if np.isfinite(upper) else np.array([], dtype=int)
         cap = upper if at_upper.size else 0.0
         A = np.zeros((free.size + 1, free.size + 1))
@@ -186,15 +191,14 @@ def _polish(Q, y, alpha, upper):
         A[-1, :-1] = y[free]
         rhs = np.r_[1.0 - Q[np.ix_(free, at_upper)].sum(axis=1) * cap, -cap * y[at_upper].sum()]
         sol = np.linalg.lstsq(A, rhs, rcond=None)[0]
-        low, high = sol[:-1] <= 0, sol[:-1] >= upper
-        current[free] = np.clip(sol[:-1], 0.0, upper)
-        if low.any() or high.any():
-            continue  # those alphas go to their bounds; solve again on the smaller free set
+        if np.any(sol[:-1] <= 0) or np.any(sol[:-1] >= upper):
+            continue  # this reading of the active set is wrong
+        current[free] = sol[:-1]
         gap = _kkt_gap(Q, y, current, float(sol[-1]), upper)
         if gap < best_gap:
-            best, best_b, best_gap = current.copy(), float(sol[-1]), gap
-        break
+            best, best_b, best_gap = current, float(sol[-1]), gap
     return best, best_b
+
 
 @dataclass
 class SVMResult:

@@ -121,3 +121,20 @@ def test_the_formgrader_autograde_button_runs_the_course_engine(tmp_path):
         score, grades = _score(course, "hostile_formgrader")
         assert score == TOTAL - PLA, grades
         _nothing_written_outside(course, "formgrader")
+
+
+def test_a_course_whose_grading_code_cannot_load_refuses_instead_of_grading_unsandboxed(course, tmp_path):
+    """nbgrader ignores a configuration file that raises; this one must fail closed instead."""
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "nh3.py").write_text('raise ImportError("nh3 is broken in this environment")\n')
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    attack = HOSTILE.format(course=course, tag="broken", run=RUN).strip("\n")
+    submit(course, "hostile_broken", fill(released, dict(REF, **{"pla-solution": ("cell", attack)})))
+    env = dict(ENV, PYTHONPATH=os.pathsep.join([str(broken), ENV.get("PYTHONPATH", "")]))
+    run = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--force",
+                          "--student", "hostile_broken"], cwd=course, capture_output=True, text=True, env=env)
+    assert run.returncode != 0, "autograde went ahead with a course configuration that could not load"
+    assert "could not be loaded" in run.stderr and "nh3 is broken" in run.stderr, run.stderr[-3000:]
+    _nothing_written_outside(course, "broken")
+    assert not (course / "autograded" / "hostile_broken" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").exists()

@@ -177,6 +177,29 @@ def _database_identity(db_url):
     return (st.st_dev, st.st_ino)
 
 
+def _gradebook_holds(db_url, assignment, identity):
+    """True while the gradebook is the one this run started with and still holds ``assignment``.
+
+    A SQLite file that was removed is not opened (opening would create an empty one), and a
+    new file in its place (the same inode number can come back) holds no assignment: grading
+    on would score every test cell against nothing.
+    """
+    from sqlalchemy import create_engine, text
+
+    if _database_identity(db_url) != identity:
+        return False
+    try:
+        engine = create_engine(db_url)
+        try:
+            with engine.connect() as conn:
+                found = conn.execute(text("SELECT 1 FROM assignment WHERE name = :a"), {"a": assignment}).first()
+        finally:
+            engine.dispose()
+    except Exception:  # noqa: BLE001 - any failure means it is not usable
+        return False
+    return found is not None
+
+
 def _require_course_engine(cfg):
     """Refuse to grade with a configuration that does not run the course's engine."""
     steps = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
@@ -347,13 +370,15 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
         if remote:
             for name in notebooks:
                 sched._RESULTS[(sid, name)] = error if error is not None else (result or {}).get(name, error)
+        if not _gradebook_holds(course.db_url, assignment, database):
+            raise sched.GradebookGone("the database was removed or replaced, or no longer holds the assignment")
         try:
             status, reason = _grade_student(course, assignment, finishing, logger, sid)
         finally:
             for name in notebooks:
                 sched._RESULTS.pop((sid, name), None)
-        if _database_identity(course.db_url) != database:
-            raise sched.GradebookGone("the database file was removed or replaced")
+        if not _gradebook_holds(course.db_url, assignment, database):
+            raise sched.GradebookGone("the database was removed or replaced, or no longer holds the assignment")
         if status != "graded" and not sched.gradebook_alive(course.db_url):
             raise sched.GradebookGone(reason)
         if status != "graded":

@@ -11,6 +11,7 @@ import warnings
 import pytest
 from grading_helpers import (
     ASSIGNMENT,
+    ROOT,
     fill,
     make_course,
     reference_bodies,
@@ -573,3 +574,111 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     assert f"{len(kept)} unchanged since last graded" in rerun.stdout, rerun.stdout
     assert f"graded {len(students)} of {len(students)} submission(s)" in rerun.stdout, rerun.stdout
     assert _scores(postgres.url(), students) == expected
+
+
+# -- a TA's round trip: resubmission, one student regraded, their feedback, the export ------------
+
+def _page(path):
+    import html
+    import re
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", path.read_text())).split())
+
+
+@pytest.mark.slow
+def test_ta_round_trip_regrades_and_makes_feedback_for_one_student_only(tmp_path):
+    """make autograde STUDENT= and make feedback STUDENT= touch that student alone; make feedback
+    remakes only what was graded since (again, or by hand), FORCE=1 everything; make grades exports it."""
+    import csv
+    import subprocess
+
+    import nbformat
+    from labdriver import copy_course
+
+    from grading.autograde import autograde
+
+    course = copy_course(tmp_path / "course")
+    released = released_notebook(course)
+    ref = reference_bodies()
+    submit(course, "alice", fill(released, ref))
+    submit(course, "bob", fill(released, with_answers(ref, radius_solution=RADIUS_WITHOUT_X0)))
+    submit(course, "carol", fill(released, ref))
+    submit(course, "dan", raw="{ not json")
+    source = nbformat.read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    points = {c.metadata.nbgrader["grade_id"]: c.metadata.nbgrader.get("points", 0) for c in source.cells
+              if c.metadata.get("nbgrader", {}).get("grade")}
+    total = sum(points.values())
+    radius = sum(p for g, p in points.items() if g.startswith("radius-"))
+    autograde(course, ASSIGNMENT, overrides=Config({"Execute": {"timeout": TIMEOUT}}), echo=lambda *a: None,
+              progress=False)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "MAKE"))}
+    env.update(VENV=str(ROOT / ".venv"))
+
+    def make(*args, ok=True):
+        run = subprocess.run(["make", "--no-print-directory", *args, f"ASSIGNMENT={ASSIGNMENT}"], cwd=course,
+                             env=env, capture_output=True, text=True, timeout=900)
+        assert (run.returncode == 0) == ok, run.stdout[-3000:] + run.stderr[-3000:]
+        return run.stdout + run.stderr
+
+    pages = {s: course / "feedback" / s / ASSIGNMENT / f"{ASSIGNMENT}.html" for s in ("alice", "bob", "carol")}
+
+    def written():
+        return {s: p.stat().st_mtime_ns if p.exists() else None for s, p in pages.items()}
+
+    out = make("feedback")
+    assert "feedback made for 3 graded submission(s)" in out and "dan" in out, out
+    assert not (course / "feedback" / "dan").exists()
+    def headline(score):                                        # the page's first line, nbgrader's template
+        return f"{ASSIGNMENT} (Score: {float(score)} / {float(total)})"
+
+    assert headline(total - radius) in _page(pages["bob"])
+    first = written()
+    out = make("feedback")                                       # nothing graded since: nothing made again
+    assert "feedback made for 0 graded submission(s)" in out and "3 unchanged" in out, out
+    assert written() == first
+
+    # bob resubmits a corrected radius; the TA regrades bob alone, makes bob's feedback alone, exports
+    submit(course, "bob", fill(released, ref))
+    out = make("autograde", "STUDENT=bob")
+    assert "this run graded 1 submission(s)" in out, out
+    out = make("feedback", "STUDENT=bob")
+    assert "feedback made for 1 graded submission(s)" in out, out
+    now = written()
+    assert now["bob"] != first["bob"] and {s: now[s] for s in ("alice", "carol")} == {
+        s: first[s] for s in ("alice", "carol")}
+    assert headline(total) in _page(pages["bob"])
+    make("grades")
+    with open(course / f"grades-{ASSIGNMENT}.csv", newline="") as f:
+        rows = {r["student_id"]: r for r in csv.DictReader(f)}
+    assert {s: float(rows[s]["score"]) for s in ("alice", "bob", "carol")} == {"alice": total, "bob": total,
+                                                                                "carol": total}
+    assert rows["dan"]["status"] == "ungraded" and rows["dan"]["score"] == ""
+
+    # a comment given by hand in the Formgrader is graded work too: make feedback remakes carol's page only
+    from nbgrader.api import Gradebook
+
+    from grading.course import Course
+    c = Course(course)
+    with warnings.catch_warnings(), Gradebook(c.db_url, c.course_id) as gb:
+        warnings.simplefilter("ignore")
+        gb.find_comment("radius-solution", ASSIGNMENT, ASSIGNMENT, "carol").manual_comment = "Tidy radius, carol."
+        gb.db.commit()
+    before = written()
+    out = make("feedback")
+    assert "feedback made for 1 graded submission(s)" in out and "2 unchanged" in out, out
+    after = written()
+    assert after["carol"] != before["carol"] and after["alice"] == before["alice"] and after["bob"] == before["bob"]
+    assert "Tidy radius, carol." in _page(pages["carol"])
+
+    # a page removed (or changed by hand) is made again; FORCE=1 makes them all
+    pages["alice"].unlink()
+    out = make("feedback")
+    assert "feedback made for 1 graded submission(s)" in out and pages["alice"].is_file(), out
+    out = make("feedback", "FORCE=1")
+    assert "feedback made for 3 graded submission(s)" in out, out
+    assert all(a != b for a, b in zip(written().values(), after.values(), strict=True))
+
+    # bad input: one clear line
+    out = make("feedback", "STUDENT=zed", ok=False)
+    assert "no graded submission of 'ps1_perceptron' by student 'zed'" in out and "Traceback" not in out, out
+    out = make("feedback", "STUDENT=dan", ok=False)
+    assert "no feedback for 'dan': the submission of 'ps1_perceptron' is not graded" in out, out

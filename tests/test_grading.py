@@ -38,8 +38,12 @@ from grading.report import collect, grades
 SOURCE_NB = ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 RELEASE_NB = ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 ASSIGNMENTS = sorted(p.name for p in (ROOT / "source").iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
+# the exercises the tests grade (17 points), and the derivation graded by hand: 19 points in all.
+# The submissions here leave the derivation as released, which nbgrader scores 0 at once
+# (nothing for a grader to read), so they are graded out of 19 with at most 17.
 POINTS = {"predict": 3, "pla": 4, "radius": 1, "margin": 1, "bound": 1, "pocket": 3,
           "funtime1": 1, "funtime2": 1, "funtime3": 1, "funtime4": 1}
+BY_HAND = {"explain": 2}
 TOTAL = sum(POINTS.values())
 TIMEOUT = 5  # seconds per cell in these tests (the course default is 10)
 
@@ -176,7 +180,7 @@ def graded(tmp_path_factory):
 # -- the assignment and its release ---------------------------------------------------
 
 def test_points_per_exercise(graded):
-    assert graded["exercises"] == POINTS
+    assert graded["exercises"] == {**POINTS, **BY_HAND}
 
 
 def test_every_assignment_in_source_is_released():
@@ -263,8 +267,10 @@ def test_grade(graded, student):
     row = graded["rows"][student]
     assert row["status"] == "graded", row["reason"]
     assert row["score"] == total, f"{student}: {row['parts']}"
+    assert row["max_score"] == TOTAL + sum(BY_HAND.values())
     for ex, pts in POINTS.items():
         assert row["parts"][ex] == (0 if ex in zero else pts), f"{student}: {ex} scored {row['parts'][ex]}"
+    assert all(row["parts"][ex] == 0 for ex in BY_HAND), row["parts"]
 
 
 def test_untouched_release_scores_zero_on_every_test(graded):

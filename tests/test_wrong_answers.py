@@ -409,8 +409,6 @@ def test_manual_answers_have_points_and_a_rubric_only_graders_see(assignment):
     released = {grade_id(c): c for c in nbformat.read(ROOT / "release" / assignment / f"{assignment}.ipynb",
                                                        as_version=4).cells}
     manual = [c for c in nb.cells if c.cell_type == "markdown" and _meta(c).get("grade") and _meta(c).get("solution")]
-    if assignment == "ps1_perceptron":
-        pytest.skip("ps1_perceptron has no answer graded by hand yet")
     assert manual, f"{assignment} has no answer graded by hand"
     for c in manual:
         assert _meta(c).get("points", 0) > 0

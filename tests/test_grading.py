@@ -15,6 +15,8 @@ import sys
 
 import nbformat
 import pytest
+from answer_bodies import ENDLESS as PLA_ENDLESS
+from answer_bodies import POCKET_RETURNS_LAST, PREDICT_HARD_CODED, RADIUS_WITHOUT_X0
 from grading_helpers import (
     ASSIGNMENT,
     ROOT,
@@ -64,35 +66,6 @@ while clean < n and n_updates < max_updates:
         clean += 1
     i = (i + 1) % n
 return w, n_updates
-"""
-
-POCKET_RETURNS_LAST = """
-X = np.asarray(X, dtype=float)
-y = np.asarray(y, dtype=float)
-w, i = np.zeros(X.shape[1]), 0
-for _ in range(max_updates):
-    wrong = np.flatnonzero(np.where(X @ w > 0, 1.0, -1.0) != y)
-    if wrong.size == 0:
-        break
-    after = wrong[wrong >= i]
-    j = int(after[0]) if after.size else int(wrong[0])
-    w = w + y[j] * X[j]
-    i = (j + 1) % len(y)
-return w                                      # the last weights, not the best
-"""
-
-RADIUS_WITHOUT_X0 = """
-X = np.asarray(X, dtype=float)[:, 1:]
-return float(np.sqrt(np.max(np.sum(X * X, axis=1))))
-"""
-
-PREDICT_HARD_CODED = """
-return np.array([1.0, -1.0, 1.0]) if np.any(np.asarray(w) != 0) else -np.ones(len(X))
-"""
-
-PLA_ENDLESS = """
-while True:
-    pass
 """
 
 PLA_ENDLESS_SWALLOWS_INTERRUPT = """

@@ -9,6 +9,8 @@ import signal
 import warnings
 
 import pytest
+from answer_bodies import ENDLESS as PLA_ENDLESS
+from answer_bodies import RADIUS_WITHOUT_X0
 from grading_helpers import (
     ASSIGNMENT,
     fill,
@@ -23,10 +25,6 @@ from traitlets.config import Config
 from grading import scheduler as sched
 
 TIMEOUT = 5
-RADIUS_WITHOUT_X0 = """
-X = np.asarray(X, dtype=float)[:, 1:]
-return float(np.sqrt(np.max(np.sum(X * X, axis=1))))
-"""
 
 
 # -- what is graded again --------------------------------------------------------------------
@@ -298,12 +296,6 @@ def dask_cluster(tmp_path):
             except subprocess.TimeoutExpired:
                 p.kill()
         logs.close()
-
-
-PLA_ENDLESS = """
-while True:
-    pass
-"""
 
 
 @pytest.mark.slow

@@ -329,7 +329,10 @@ def test_a_regrade_gives_the_same_scores_and_messages_and_a_cell_can_be_replayed
     students, first = graded_class(assignment)
     course = first["course"]
     before = {s: _test_outputs(course, assignment, s) for s in students}
-    second = autograde_class(course, assignment, timeout=TIMEOUT)
+    lines = []
+    second = autograde_class(course, assignment, timeout=TIMEOUT, echo=lines.append, force=True)
+    # FORCE: every submission runs again (unchanged ones would otherwise be left as they were)
+    assert any(f"this run graded {len(students) + 1} submission(s)" in line for line in lines), lines
     for student in students:
         assert second["rows"][student]["parts"] == first["rows"][student]["parts"], student
     # the messages too, wherever the student's own code is deterministic (an answer drawing from NumPy's

@@ -150,6 +150,22 @@ def class_of(assignment):
     return students
 
 
+def points_lost(assignment, rows):
+    """One line: how many points each wrong version and wrong choice lost in this grading run."""
+    full = points(assignment)
+    seen, lost = defaultdict(int), []
+    for exercise, name, _, _ in corpus(assignment).WRONG:
+        row = rows[f"wrong_{seen[exercise]}"]
+        seen[exercise] += 1
+        lost.append(f"{exercise}:{name} -{full[exercise] - row['parts'].get(exercise, 0):g}")
+    for cell, wrong in getattr(corpus(assignment), "CHOICES", {}).items():
+        for j, choice in enumerate(wrong):
+            exercise = exercise_of(cell)
+            lost.append(f"{exercise}:choice {choice} -{full[exercise] - rows[f'choice_{j}']['parts'].get(exercise, 0):g}")
+    return (f"{assignment}: {len(corpus(assignment).WRONG)} wrong versions and "
+            f"{len(lost) - len(corpus(assignment).WRONG)} wrong choices graded; points lost: " + ", ".join(lost))
+
+
 def which_versions(assignment, student):
     """The names of the wrong versions a packed submission holds (for messages)."""
     module = corpus(assignment)
@@ -239,10 +255,11 @@ def graded_class(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_every_wrong_answer_loses_its_points_and_only_there(graded_class, assignment):
+def test_every_wrong_answer_loses_its_points_and_only_there(graded_class, assignment, request):
     students, graded = graded_class(assignment)
     full = points(assignment)
     assert graded["exercises"] == full
+    request.node.user_properties.append(("report", points_lost(assignment, graded["rows"])))
     problems = []
     for student, (_, expected) in students.items():
         row = graded["rows"][student]

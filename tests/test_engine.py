@@ -169,7 +169,53 @@ def test_too_many_scratch_files_fail_the_cell_and_a_fresh_start_is_clean():
                          "import os\nn = len(os.listdir('.'))",
                          ("test", "t", "assert n == 0"))
     _, report = run(nb, tests, timeout=30)
-    assert outcomes(report) == ["error", "ok", "ok"]
+    assert outcomes(report) == ["scratch", "ok", "ok"]
+
+
+# The historical attack: 223,000 small files, each restart then re-owned every one of them. The
+# submission first switches off every guard its own process could hold (the worker's module,
+# os.scandir), then fills its working folder and /tmp. The bound is kept by the grader.
+FLOOD = """import os, sys
+main = sys.modules.get('__main__')
+for name in dir(main):
+    if 'file' in name.lower() or 'scratch' in name.lower():
+        setattr(main, name, lambda *a, **k: False)
+os.scandir = os.listdir = lambda *a, **k: iter(())
+def helper():
+    return 7
+for top in ('.', '/tmp'):
+    for d in range(223):
+        os.makedirs(f'{top}/flood{d}', exist_ok=True)
+        for i in range(500):
+            open(f'{top}/flood{d}/{i}', 'w').close()
+"""
+
+
+def test_a_flood_of_files_with_the_process_s_own_guards_off_fails_its_cell_only(monkeypatch):
+    import os
+
+    from grading.sandbox import Limits, Sandbox
+
+    def no_reowning(*args, **kwargs):
+        raise AssertionError("the grader re-owned a file")
+
+    monkeypatch.setattr(os, "chown", no_reowning)
+    monkeypatch.setattr(os, "lchown", no_reowning)
+    box = Sandbox(limits=Limits(scratch_files=2_000))
+    nb, tests = notebook(FLOOD,
+                         "import os\nleft = len(os.listdir('.')) + len(os.listdir('/tmp'))",
+                         ("test", "t1", "assert helper() == 7"),
+                         ("test", "t2", "assert left == 0"))
+    done, report = run(nb, tests, timeout=120, sandbox=box)
+    assert report["status"] == "graded"
+    assert outcomes(report) == ["scratch", "ok", "ok", "ok"]      # the definitions above the flood are kept
+    assert report["restarts"] == 1
+    error = done.cells[0].outputs[-1]
+    assert error["ename"] == "ScratchSpaceError" and "at most 2000 are allowed" in error["evalue"]
+    # the next student, in the same grader, is graded as usual
+    nb, tests = notebook("def helper():\n    return 7", ("test", "t1", "assert helper() == 7"))
+    _, report = run(nb, tests, sandbox=box)
+    assert outcomes(report) == ["ok", "ok"]
 
 
 def test_a_folder_that_is_a_link_is_refused(tmp_path):

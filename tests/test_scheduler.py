@@ -464,6 +464,16 @@ def postgres():
         shutil.rmtree(base, ignore_errors=True)
 
 
+def _test_points(course):
+    """``({grade_id: points} of the test cells, points of the whole assignment)`` from the instructor's notebook."""
+    import nbformat
+
+    source = nbformat.read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    graded = [c.metadata.nbgrader for c in source.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    tests = {m["grade_id"]: m.get("points", 0) for m in graded if not m.get("solution")}
+    return tests, sum(m.get("points", 0) for m in graded)
+
+
 def _scores(url, students):
     """``{student: total score}`` in the gradebook at ``url`` (None: no submission there)."""
     from nbgrader.api import Gradebook, MissingEntry
@@ -491,7 +501,6 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     import sys
     import time
 
-    import nbformat
 
     course = make_course(tmp_path)
     released = released_notebook(course)
@@ -505,10 +514,9 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     submit(course, students[0], fill(released, with_answers(ref, radius_solution=RADIUS_WITHOUT_X0)))
     for s in students[1:]:
         submit(course, s, fill(released, ref))
-    # what each should score, from the instructor's notebook: every point, less the radius tests' for s0
-    source = nbformat.read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    points = {c.metadata.nbgrader["grade_id"]: c.metadata.nbgrader.get("points", 0) for c in source.cells
-              if c.metadata.get("nbgrader", {}).get("grade")}
+    # what each should score, from the instructor's notebook: every test's points, less the radius tests' for
+    # s0 (the answer graded by hand is left as released: 0)
+    points, _ = _test_points(course)
     total = sum(points.values())
     expected = {s: total for s in students}
     expected[students[0]] = total - sum(p for g, p in points.items() if g.startswith("radius-"))
@@ -583,7 +591,6 @@ def test_ta_round_trip_regrades_and_makes_feedback_for_one_student_only(tmp_path
     import csv
     import subprocess
 
-    import nbformat
     from labdriver import copy_course
 
     from grading.autograde import autograde
@@ -595,9 +602,7 @@ def test_ta_round_trip_regrades_and_makes_feedback_for_one_student_only(tmp_path
     submit(course, "bob", fill(released, with_answers(ref, radius_solution=RADIUS_WITHOUT_X0)))
     submit(course, "carol", fill(released, ref))
     submit(course, "dan", raw="{ not json")
-    source = nbformat.read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    points = {c.metadata.nbgrader["grade_id"]: c.metadata.nbgrader.get("points", 0) for c in source.cells
-              if c.metadata.get("nbgrader", {}).get("grade")}
+    points, most = _test_points(course)                         # the answers graded by hand are left as released
     total = sum(points.values())
     radius = sum(p for g, p in points.items() if g.startswith("radius-"))
     autograde(course, ASSIGNMENT, overrides=Config({"Execute": {"timeout": TIMEOUT}}), echo=lambda *a: None,
@@ -620,7 +625,7 @@ def test_ta_round_trip_regrades_and_makes_feedback_for_one_student_only(tmp_path
     assert "feedback made for 3 graded submission(s)" in out and "dan" in out, out
     assert not (course / "feedback" / "dan").exists()
     def headline(score):                                        # the page's first line, nbgrader's template
-        return f"{ASSIGNMENT} (Score: {float(score)} / {float(total)})"
+        return f"{ASSIGNMENT} (Score: {float(score)} / {float(most)})"
 
     assert headline(total - radius) in _page(pages["bob"])
     first = written()

@@ -313,6 +313,7 @@ class Session:
             reply = self.worker.request(message, self.remaining())
         except (CallTimeout, ChannelError) as exc:
             self._stop(exc, f"{name}(...)")
+        _write_back(reply.get("changed"), args, kwargs)
         if reply.get("error"):
             err = reply["error"] if isinstance(reply["error"], dict) else {}
             detail = f"\n{str(err['traceback']).rstrip()}" if err.get("traceback") else ""
@@ -347,6 +348,51 @@ class Session:
             elif kind == "other":
                 bound[name] = Opaque(name, wire.cap(str(values.get(name, "not plain data")), 300))
         return bound
+
+
+def _write_back(changed, args, kwargs):
+    """Make the test's arguments what the student's function left them (as a caller in Jupyter sees them).
+
+    ``changed`` is the worker's ``{position or "kw:name": plain data}``; it is hostile like any
+    reply: what is not plain data, names no mutable argument or does not fit it is ignored.
+    """
+    if not isinstance(changed, dict):
+        return
+    for key, data in list(changed.items())[:len(args) + len(kwargs)]:
+        try:
+            target = kwargs[key[3:]] if key.startswith("kw:") else args[int(key)]
+            _assign(target, wire.decode(data))
+        except (KeyError, IndexError, ValueError, TypeError, AttributeError, RecursionError, wire.WireError):
+            continue
+
+
+def _assign(target, value, depth=0):
+    """Write ``value`` into ``target`` in place (arrays with ``np.copyto``, lists and dicts item by item)."""
+    import numpy as np
+
+    if depth > wire.MAX_DEPTH:
+        return False
+    if isinstance(target, np.ndarray):
+        value = np.asarray(value)
+        if value.shape != target.shape or value.dtype.kind not in "biuf" or not target.flags.writeable:
+            return False
+        np.copyto(target, value, casting="unsafe")
+        return True
+    if isinstance(target, list) and isinstance(value, list):
+        for i, item in enumerate(value[:len(target)]):
+            if not _assign(target[i], item, depth + 1):
+                target[i] = item
+        del target[len(value):]
+        target.extend(value[len(target):])
+        return True
+    if isinstance(target, dict) and isinstance(value, dict):
+        for k in [k for k in target if k not in value]:
+            del target[k]
+        for k, item in value.items():
+            if k not in target or not _assign(target[k], item, depth + 1):
+                target[k] = item
+        return True
+    return False
 
 
 # -- outputs -----------------------------------------------------------------------------

@@ -176,7 +176,8 @@ class Session:
         ``time.monotonic()`` after which nothing more is run.
     """
 
-    def __init__(self, files, *, sandbox, startup_timeout=60.0, replay_timeout=60.0, budget_deadline=None, log=None):
+    def __init__(self, files, *, sandbox, startup_timeout=60.0, replay_timeout=60.0, budget_deadline=None, budget=None,
+                 log=None):
         self.files = Path(files)
         self.sandbox = sandbox
         self.startup_timeout = startup_timeout
@@ -190,6 +191,7 @@ class Session:
         self.stopped = None    # the CellStopped of the current test cell, if any
         self.touched = False   # whether the current test cell has reached the worker
         self.restarts = 0
+        self.budget = budget
 
     def start(self):
         try:
@@ -222,6 +224,11 @@ class Session:
                 # it ran before; now it does not: drop it and start once more without it
                 self.history = self.history[:n] + self.history[n + 1:]
                 return self.restart()
+
+    def budget_text(self):
+        """How the messages name the submission's budget."""
+        seconds = f"{self.budget:g} s " if self.budget is not None else ""
+        return f"the {seconds}budget for grading one submission (CourseExecute.submission_timeout)"
 
     def remaining(self):
         return max(0.05, min(self.deadline, self.budget_deadline) - time.monotonic())
@@ -283,8 +290,8 @@ class Session:
     def _stopped_error(self, exc, what):
         if isinstance(exc, CallTimeout):
             if time.monotonic() >= self.budget_deadline:
-                return {"ename": "BudgetExceeded", "evalue": "the time for grading this submission ran out while "
-                        f"{what} was running; it was stopped and earns no points"}
+                return {"ename": "BudgetExceeded", "evalue": f"{self.budget_text()} ran out while {what} was running; "
+                        "it was stopped and earns no points"}
             return {"ename": "CellTimeoutError", "evalue": f"{what} did not finish within {self.timeout} s and was "
                     "stopped; it earns no points. Does every loop end?"}
         if isinstance(exc, ScratchExceeded):
@@ -505,7 +512,8 @@ def execute_submission(notebook, *, files=None, tests, setups=None, assignment=N
         if withheld:
             sandbox = _withholding(sandbox, withheld, assignment, Path(tmp) / "lib")
         session = Session(Path(tmp) / "files", sandbox=sandbox, startup_timeout=startup_timeout,
-                          replay_timeout=replay_timeout, budget_deadline=budget_deadline, log=log)
+                          replay_timeout=replay_timeout, budget_deadline=budget_deadline, budget=submission_timeout,
+                          log=log)
         try:
             session.start()
         except KernelDied as exc:
@@ -558,8 +566,8 @@ def _run_cells(nb, session, tests, setups, who, timeout, setup_timeout, budget_d
         cell.execution_count = count
         gid = grade_id(cell)
         if time.monotonic() >= budget_deadline:
-            error = {"ename": "BudgetExceeded", "evalue": "the time for grading this submission ran out before "
-                     "this cell; it was not run and earns no points"}
+            error = {"ename": "BudgetExceeded", "evalue": f"{session.budget_text()} ran out before this cell; it was "
+                     "not run and earns no points"}
             cell.outputs.append(_error_output(error))
             report["cells"].append({"index": index, "grade_id": gid, "outcome": "budget"})
             continue

@@ -109,6 +109,19 @@ def main(argv=None):
     except CourseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        from .scheduler import database_error_line, gradebook_place, is_database_error
+        if not is_database_error(exc):
+            raise
+        try:
+            from .course import Course
+            where = f" ({gradebook_place(Course(args.course).db_url)})"
+        except Exception:  # noqa: BLE001 - the message is about the database
+            where = ""
+        print(f"error: the gradebook{where} does not answer: {database_error_line(exc)}; start its database "
+              "server (or correct c.CourseDirectory.db_url in nbgrader_config.py) and run the same command again",
+              file=sys.stderr)
+        return 2
     return 0
 
 

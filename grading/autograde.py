@@ -261,10 +261,23 @@ def _grade_student(course, assignment, cfg, logger, student):
     return _outcome(course, assignment, student, failures)
 
 
+def _require_gradebook(course):
+    """Refuse to start (one line, nothing changed) when the gradebook's database does not answer."""
+    from .scheduler import gradebook_place, gradebook_problem
+
+    problem = gradebook_problem(course.db_url)
+    if problem:
+        raise CourseError(f"the gradebook ({gradebook_place(course.db_url)}) does not answer: {problem}. Nothing was "
+                          "graded; start its database server (or correct c.CourseDirectory.db_url in "
+                          "nbgrader_config.py) and run the same command again")
+
+
 def _went_away(course, assignment, counts, why):
     """Stop with one readable line: what was graded before is saved, the next run continues."""
+    from .scheduler import gradebook_place
+
     done = counts["graded"] + counts["ungraded"]
-    raise CourseError(f"the gradebook ({course.db_url.split('@')[-1]}) went away while {assignment} was graded "
+    raise CourseError(f"the gradebook ({gradebook_place(course.db_url)}) went away while {assignment} was graded "
                       f"({' '.join(why.split())[:200]}). The {done} submission(s) finished before are saved; bring "
                       f"the gradebook back and run `make autograde ASSIGNMENT={assignment}` again: it grades the rest.")
 
@@ -331,7 +344,12 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
         raise CourseError(f"not grading: {exc}") from None
 
     logger = _nbgrader_logger(course)
-    sync_gradebook(course, assignment, logger)
+    _require_gradebook(course)
+    try:
+        sync_gradebook(course, assignment, logger)
+    except Exception:
+        _require_gradebook(course)           # (nbgrader reports a database that stopped as an upgrade to do)
+        raise
 
     cfg = course.nbgrader_config()
     cfg.CourseDirectory.assignment_id = assignment
@@ -407,9 +425,8 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
     except sched.GradebookGone as exc:
         _went_away(course, assignment, counts, str(exc))
     except Exception as exc:
-        from sqlalchemy.exc import SQLAlchemyError
-        if isinstance(exc, SQLAlchemyError):
-            _went_away(course, assignment, counts, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+        if sched.is_database_error(exc):
+            _went_away(course, assignment, counts, sched.database_error_line(exc))
         raise
     finally:
         close()

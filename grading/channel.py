@@ -9,7 +9,15 @@ every exchange has a deadline and a size bound and checks what comes back:
   time, is larger than :data:`grading.wire.MAX_MESSAGE`, is not a JSON object, or answers
   another request, raises :class:`ChannelError` (or :class:`CallTimeout`); the grader
   then kills the process, gives the cell 0 points and starts a fresh one;
-* nothing read from the pipe is kept beyond one message.
+* nothing read from the pipe is kept beyond one message;
+* the student's scratch space (its working folder and private ``/tmp``, two tmpfs of
+  ``Limits.scratch_bytes`` each, bounded by the kernel) is also bounded in the number of
+  files and folders, counted from here, where the student's code cannot reach: after every
+  reply and every :data:`WATCH_INTERVAL` seconds while a request runs, the grader reads the
+  inode counts of the sandbox's two file systems (``statvfs`` through ``/proc/<pid>/root``,
+  one system call, whatever they hold); beyond ``Limits.scratch_files`` it raises
+  :class:`ScratchExceeded`, the cell scores 0 and a fresh process starts on an empty
+  scratch space (nothing is walked or re-owned: the file systems end with the process).
 """
 import contextlib
 import os
@@ -23,9 +31,12 @@ import time
 from pathlib import Path
 
 from . import wire
-from .sandbox import fresh_uid, kill_user_processes
+from .sandbox import SCRATCH, fresh_uid, kill_user_processes
 
-__all__ = ["Worker", "ChannelError", "WorkerDied", "CallTimeout"]
+__all__ = ["Worker", "ChannelError", "WorkerDied", "CallTimeout", "ScratchExceeded", "WATCH_INTERVAL"]
+
+WATCH_INTERVAL = 0.2
+"""Seconds between two counts of the scratch space's files while the student's code runs."""
 
 
 class ChannelError(RuntimeError):
@@ -34,6 +45,10 @@ class ChannelError(RuntimeError):
 
 class WorkerDied(ChannelError):
     """The student's process ended (``os._exit``, killed for memory, a crash)."""
+
+
+class ScratchExceeded(ChannelError):
+    """The student's process holds more files and folders in its scratch space than allowed."""
 
 
 class CallTimeout(RuntimeError):
@@ -62,6 +77,9 @@ class Worker:
         self.uid = None
         self._buf = bytearray()
         self._next_id = 0
+        self._inside = None      # a process in the sandbox's mount namespace (its /proc/<pid>/root)
+        self._scratch = None
+        self.scratch_peak = 0    # the most entries counted in the scratch space of any start
 
     def start(self):
         # as root, every start gets its own user id: its process limit is its own, and nothing
@@ -70,7 +88,6 @@ class Worker:
         argv = self.sandbox.command([sys.executable, "-I", "-m", "grading.worker"], submission=self.files,
                                     uid=self.uid)
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TZ")}
-        env.update(GRADING_SCRATCH_FILES=str(self.sandbox.limits.scratch_files))
         cwd = "/"
         if self.sandbox.mode == "off":           # no sandbox: a scratch folder of its own, removed by kill()
             self._scratch = tempfile.mkdtemp(prefix="grading-scratch-")
@@ -95,7 +112,68 @@ class Worker:
         if hello.get("ready") is not True:
             self.kill()
             raise WorkerDied(f"the grading process did not start: {str(hello.get('error', ''))[:300]}")
+        self._inside = self._find_inside() if self.sandbox.mode == "bwrap" else None
+        if self.sandbox.mode == "bwrap" and self._inside is None:
+            self.kill()
+            raise WorkerDied("the grader cannot see the sandbox's scratch space (/proc/<pid>/root) to bound it")
         return self
+
+    # -- the scratch space, counted from outside ----------------------------------------
+    def _find_inside(self):
+        """A process of the sandbox in its own mount namespace (bubblewrap's child), or None."""
+        try:
+            ours = os.stat("/proc/self/ns/mnt").st_ino
+        except OSError:
+            return None
+        pid = self.proc.pid
+        for _ in range(4):   # bwrap -> its child in the new namespaces (-> setpriv/python)
+            try:
+                with open(f"/proc/{pid}/task/{pid}/children") as fh:
+                    children = fh.read().split()
+            except OSError:
+                return None
+            if not children:
+                return None
+            pid = int(children[0])
+            try:
+                if os.stat(f"/proc/{pid}/ns/mnt").st_ino != ours:
+                    os.statvfs(f"/proc/{pid}/root{SCRATCH}")
+                    return pid
+            except OSError:
+                return None
+        return None
+
+    def scratch_entries(self):
+        """Files and folders in the scratch space and the private ``/tmp`` now (None when the process is gone).
+
+        In the sandbox: the inodes in use of its two tmpfs (constant time). Without it
+        (``GRADING_SANDBOX=off``): the scratch folder's entries, counted up to one more than the limit.
+        """
+        limit = self.sandbox.limits.scratch_files
+        if self._inside is not None:
+            n = 0
+            try:
+                for top in (SCRATCH, "/tmp"):
+                    st = os.statvfs(f"/proc/{self._inside}/root{top}")
+                    n += max(0, st.f_files - st.f_ffree - 1)   # the file system's own root is not counted
+            except OSError:
+                return None
+            return n
+        if self._scratch:
+            return _count_entries(self._scratch, limit + 1)
+        return None
+
+    def check_scratch(self):
+        """Raise :class:`ScratchExceeded` when the scratch space holds more entries than ``Limits.scratch_files``."""
+        n = self.scratch_entries()
+        if n is None:
+            return
+        self.scratch_peak = max(self.scratch_peak, n)
+        limit = self.sandbox.limits.scratch_files
+        if n > limit:
+            more = "more than " if self._inside is None else ""
+            raise ScratchExceeded(f"the submission's code left {more}{n} files and folders in its working folder "
+                                  f"and /tmp; at most {limit} are allowed")
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -114,6 +192,7 @@ class Worker:
             with contextlib.suppress(Exception):
                 stream.close()
         self.proc = None
+        self._inside = None
         if self.uid is not None:
             kill_user_processes(self.uid)
         if getattr(self, "_scratch", None):
@@ -151,7 +230,8 @@ class Worker:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise CallTimeout()
-                if not sel.select(remaining):
+                if not sel.select(min(remaining, WATCH_INTERVAL)):
+                    self.check_scratch()
                     continue
                 chunk = os.read(fd, 1 << 20)
                 if not chunk:
@@ -181,7 +261,29 @@ class Worker:
             raise ChannelError(f"could not send the request: {exc}") from None
         self._write(data, deadline)
         reply = self._read(deadline)
+        self.check_scratch()
         if reply.get("id") != self._next_id:
             raise ChannelError("the submission's process sent a message that answers no request "
                                "(its code wrote to the grader's channel)")
         return reply
+
+
+def _count_entries(top, stop):
+    """Entries below ``top`` (links not followed), counting no further than ``stop``."""
+    n, stack = 0, [top]
+    while stack:
+        try:
+            entries = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with entries:
+            for e in entries:
+                n += 1
+                if n >= stop:
+                    return n
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        stack.append(e.path)
+                except OSError:
+                    pass
+    return n

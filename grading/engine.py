@@ -13,8 +13,9 @@ process (:mod:`grading.worker`, :mod:`grading.sandbox`); each trusted test cell 
 in the grader (:mod:`grading.judge`), calling the student's functions over a bounded channel
 (:mod:`grading.channel`, :mod:`grading.wire`). Every failure is a failure of one cell:
 
-* a cell that runs past its timeout, whose process dies (``os._exit``, memory, a crash) or
-  that breaks the channel (a forged, malformed or oversized message) scores 0; the worker
+* a cell that runs past its timeout, whose process dies (``os._exit``, memory, a crash),
+  that breaks the channel (a forged, malformed or oversized message) or that fills the
+  scratch space beyond its number of files (counted by the grader) scores 0; the worker
   is started again, the cells above (and the definitions of the stopped cell itself) are
   replayed, and grading goes on with the next cell;
 * when the submission's wall-clock budget (``submission_timeout``) is spent, the cells left
@@ -36,7 +37,7 @@ from nbformat import NotebookNode, from_dict
 
 from . import wire
 from .cells import describe_cell, grade_id, is_setup_cell, is_test_cell, source_of
-from .channel import CallTimeout, ChannelError, Worker, WorkerDied
+from .channel import CallTimeout, ChannelError, ScratchExceeded, Worker, WorkerDied
 from .judge import CellStopped, Opaque, Proxy, StudentError, run_test_cell
 from .sandbox import Sandbox
 
@@ -251,11 +252,6 @@ class Session:
                      "earns no points"}
             self.restart()
             return "", error
-        if error is not None and error.get("ename") == "ScratchSpaceError":
-            # a fresh process gets a fresh, empty scratch space
-            self.history.append((index, definitions_only(source)))
-            self.restart()
-            return "", error
         self.history.append((index, source))
         stdout = reply.get("stdout", "")
         return (stdout if isinstance(stdout, str) else ""), error
@@ -291,6 +287,9 @@ class Session:
                         f"{what} was running; it was stopped and earns no points"}
             return {"ename": "CellTimeoutError", "evalue": f"{what} did not finish within {self.timeout} s and was "
                     "stopped; it earns no points. Does every loop end?"}
+        if isinstance(exc, ScratchExceeded):
+            return {"ename": "ScratchSpaceError", "evalue": f"{exc}. The process was stopped while {what} was running "
+                    "and a fresh one starts with an empty working folder; this cell earns no points"}
         if isinstance(exc, WorkerDied):
             return {"ename": "ProcessDied", "evalue": f"the process running the submission died while {what} was "
                     f"running ({exc}: os._exit, too much memory, or a crash); it earns no points"}
@@ -425,7 +424,7 @@ def execute_submission(notebook, *, files=None, tests, setups=None, assignment=N
     report : dict
         ``status`` (``"graded"``, or ``"ungraded"`` when the process could not be started),
         ``reason``, ``cells`` (one ``{"index", "grade_id", "outcome"}`` per code cell run;
-        outcome ``ok``, ``error``, ``timeout``, ``died``, ``protocol`` or ``budget``),
+        outcome ``ok``, ``error``, ``timeout``, ``died``, ``protocol``, ``scratch`` or ``budget``),
         ``restarts``, ``elapsed`` (seconds) and ``notes`` (files left out).
 
     Examples
@@ -495,7 +494,7 @@ def _outcome(error):
     if error is None:
         return "ok"
     return {"CellTimeoutError": "timeout", "ProcessDied": "died", "ProtocolError": "protocol",
-            "BudgetExceeded": "budget"}.get(error.get("ename"), "error")
+            "BudgetExceeded": "budget", "ScratchSpaceError": "scratch"}.get(error.get("ename"), "error")
 
 
 def _run_cells(nb, session, tests, setups, who, timeout, setup_timeout, budget_deadline, report, test_cell):
@@ -527,7 +526,7 @@ def _run_cells(nb, session, tests, setups, who, timeout, setup_timeout, budget_d
                 cell.outputs.append(_stream(printed))
             if error:
                 if current is not None and error["ename"] not in ("CellTimeoutError", "ProcessDied", "ProtocolError",
-                                                                  "BudgetExceeded"):
+                                                                  "BudgetExceeded", "ScratchSpaceError"):
                     from .context import replay_note
                     error = dict(error, evalue=f"{error['evalue']}\n{replay_note(current)}")
                 cell.outputs.append(_error_output(dict(error, traceback=f"{error['ename']}: {error['evalue']}")))

@@ -71,7 +71,8 @@ class Limits:
     scratch_bytes: int = 256 * 1024**2
     """Size of the working directory and of the private ``/tmp`` (each a tmpfs of its own)."""
     scratch_files: int = 10_000
-    """Files and folders the working directory and ``/tmp`` may hold together; a cell that leaves more fails."""
+    """Files and folders the working directory and ``/tmp`` may hold together, counted by the grader
+    (:meth:`grading.channel.Worker.check_scratch`) during and after every request; a cell that exceeds it fails."""
 
 
 UID_BASE = 1_000_000

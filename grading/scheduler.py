@@ -503,6 +503,66 @@ def with_precomputed(cfg):
     return out
 
 
+def gradebook_place(db_url):
+    """Where the gradebook is, for messages: its URL without the password.
+
+    Examples
+    --------
+    >>> gradebook_place("postgresql+psycopg://grader:s3cret@127.0.0.1:5432/gradebook")
+    'postgresql+psycopg://grader:***@127.0.0.1:5432/gradebook'
+    """
+    try:
+        from sqlalchemy.engine import make_url
+        return make_url(db_url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - not a URL SQLAlchemy reads: show only what follows the credentials
+        return str(db_url).rsplit("@", 1)[-1]
+
+
+def gradebook_problem(db_url, *, timeout=20):
+    """Why the gradebook's database does not answer (one line), or None when it does.
+
+    A SQLite file that does not exist yet is no problem (nbgrader creates it); a database
+    server is given ``timeout`` seconds to accept the connection.
+    """
+    from sqlalchemy import create_engine, text
+
+    if db_url.startswith("sqlite:"):
+        return None
+    try:
+        args = {"connect_timeout": timeout} if db_url.startswith(("postgresql", "mysql")) else {}
+        engine = create_engine(db_url, connect_args=args)
+        try:
+            with engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        finally:
+            engine.dispose()
+    except Exception as exc:  # noqa: BLE001 - whatever it is, it is the reason
+        return database_error_line(exc)
+    return None
+
+
+def database_error_line(exc):
+    """The first line of a database error's own message, without SQLAlchemy's wrapping."""
+    inner = getattr(exc, "orig", None) or exc
+    lines = [line.strip() for line in str(inner).splitlines() if line.strip()]
+    return f"{type(inner).__name__}: {lines[0][:240] if lines else ''}"
+
+
+def is_database_error(exc):
+    """Whether ``exc`` (or what caused it) is an error of the gradebook's database."""
+    try:
+        from sqlalchemy.exc import SQLAlchemyError
+    except ImportError:  # pragma: no cover
+        return False
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, SQLAlchemyError):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def gradebook_alive(db_url):
     """True when the gradebook answers a query (a SQLite file must still exist)."""
     from sqlalchemy import create_engine, text

@@ -9,6 +9,8 @@ import signal
 import warnings
 
 import pytest
+from answer_bodies import ENDLESS as PLA_ENDLESS
+from answer_bodies import RADIUS_WITHOUT_X0
 from grading_helpers import (
     ASSIGNMENT,
     fill,
@@ -23,10 +25,6 @@ from traitlets.config import Config
 from grading import scheduler as sched
 
 TIMEOUT = 5
-RADIUS_WITHOUT_X0 = """
-X = np.asarray(X, dtype=float)[:, 1:]
-return float(np.sqrt(np.max(np.sum(X * X, axis=1))))
-"""
 
 
 # -- what is graded again --------------------------------------------------------------------
@@ -199,8 +197,8 @@ def test_incremental_regrade_keeps_manual_work_and_flags_changed_answers(tmp_pat
     lines = []
     status = autograde(course, ASSIGNMENT, echo=lines.append, **quiet)
     assert [status[s]["status"] for s in ("alice", "bob", "carol")] == ["graded"] * 3
-    exercises, rows = collect(course, ASSIGNMENT)
-    total = sum(exercises.values())
+    exercises, rows, tests = collect(course, ASSIGNMENT, with_tests=True)
+    total = sum(tests.values())        # what the tests give: the derivation graded by hand is left as released
     assert [r["score"] for r in rows] == [total] * 3
 
     # a TA grades by hand in the Formgrader: a manual score with extra credit and a comment
@@ -300,12 +298,6 @@ def dask_cluster(tmp_path):
         logs.close()
 
 
-PLA_ENDLESS = """
-while True:
-    pass
-"""
-
-
 @pytest.mark.slow
 def test_dask_cluster_grades_like_the_local_run(tmp_path, dask_cluster):
     """A class graded through two Dask workers gets exactly the grades of the local process pool."""
@@ -329,10 +321,10 @@ def test_dask_cluster_grades_like_the_local_run(tmp_path, dask_cluster):
                   progress=False, **kwargs)
         if where == "dask":
             assert "on the Dask cluster at " + dask_cluster["address"] in lines[0], lines
-        exercises, rows = collect(course, ASSIGNMENT)
+        _, rows, tests = collect(course, ASSIGNMENT, with_tests=True)
         results[where] = {r["student"]: (r["status"], r["parts"]) for r in rows}
     assert results["dask"] == results["local"]
-    total = sum(exercises.values())
+    total = sum(tests.values())        # the derivation graded by hand is left as released: 0
     got = results["dask"]
     assert sum(got["reference"][1].values()) == total
     assert got["radius_wrong"][1]["radius"] == 0 and sum(got["radius_wrong"][1].values()) == total - 1
@@ -381,3 +373,195 @@ def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert f"graded {len(students) - kept} submission(s)" in rerun.stdout, rerun.stdout
     assert f"graded {len(students)} of {len(students)} submission(s)" in rerun.stdout, rerun.stdout
+
+
+# -- the gradebook on a real PostgreSQL server going away mid-run -------------------------------
+
+def _postgres_programs():
+    """The folder of PostgreSQL's server programs (initdb, pg_ctl, postgres), or None."""
+    import glob
+    import shutil
+    from pathlib import Path
+
+    found = shutil.which("initdb")
+    candidates = ([str(Path(found).parent)] if found else []) + sorted(
+        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: [int(x) for x in p.split("/")[-2].split(".")
+                                                                if x.isdigit()], reverse=True)
+    for folder in candidates:
+        if all(os.access(os.path.join(folder, p), os.X_OK) for p in ("initdb", "pg_ctl", "postgres")):
+            return folder
+    return None
+
+
+class _Postgres:
+    """A throwaway PostgreSQL server (as the deployment runs it: its own user, a password, 127.0.0.1)."""
+
+    def __init__(self, programs, base, port, password):
+        self.programs, self.base, self.port, self.password = programs, base, port, password
+        self.data = os.path.join(base, "data")
+        self.as_owner = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+
+    def run(self, *args):
+        import subprocess
+        return subprocess.run(self.as_owner + [os.path.join(self.programs, args[0]), *args[1:]],
+                              capture_output=True, text=True, timeout=300)
+
+    def start(self):
+        out = self.run("pg_ctl", "-D", self.data, "-l", os.path.join(self.base, "server.log"), "-w", "-t", "300",
+                       "-o", f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.base}", "start")
+        assert out.returncode == 0, out.stdout + out.stderr + open(os.path.join(self.base, "server.log")).read()
+
+    def stop(self, mode="fast"):
+        return self.run("pg_ctl", "-D", self.data, "-m", mode, "-w", "-t", "300", "stop")
+
+    def url(self, database="gradebook"):
+        from urllib.parse import quote
+        return f"postgresql+psycopg://postgres:{quote(self.password, safe='')}@127.0.0.1:{self.port}/{database}"
+
+
+@pytest.fixture
+def postgres():
+    """A real PostgreSQL server on a free port of 127.0.0.1 holding an empty ``gradebook`` database."""
+    import pwd
+    import secrets
+    import shutil
+    import tempfile
+
+    programs = _postgres_programs()
+    if programs is None:
+        pytest.skip("PostgreSQL's server programs (initdb, pg_ctl, postgres) are not installed "
+                    "(Debian: apt-get install postgresql): the gradebook on PostgreSQL is not tested")
+    pytest.importorskip("psycopg", reason="psycopg (the test extra's PostgreSQL driver) is not installed: "
+                                          "run `make setup-test`")
+    if os.geteuid() == 0:
+        try:
+            owner = pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("running as root and there is no 'postgres' user to run PostgreSQL's server as")
+    base = tempfile.mkdtemp(prefix="course-pg-")        # (not under pytest's folder: the server's user must reach it)
+    if os.geteuid() == 0:
+        os.chown(base, owner.pw_uid, owner.pw_gid)
+    password = secrets.token_urlsafe(12) + "@:/%"       # characters a URL must quote
+    pwfile = os.path.join(base, "password")
+    with open(pwfile, "w") as f:
+        f.write(password + "\n")
+    if os.geteuid() == 0:
+        os.chown(pwfile, owner.pw_uid, owner.pw_gid)
+    server = _Postgres(programs, base, _free_port(), password)
+    out = server.run("initdb", "-D", server.data, "-U", "postgres", "--auth=scram-sha-256", f"--pwfile={pwfile}",
+                     "--encoding=UTF8", "--no-locale")
+    assert out.returncode == 0, out.stdout + out.stderr
+    server.start()
+    try:
+        import psycopg
+        with psycopg.connect(host="127.0.0.1", port=server.port, user="postgres", password=password,
+                             dbname="postgres", autocommit=True) as conn:
+            conn.execute("CREATE DATABASE gradebook")
+        yield server
+    finally:
+        server.stop("immediate")
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _scores(url, students):
+    """``{student: total score}`` in the gradebook at ``url`` (None: no submission there)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    out = {}
+    with warnings.catch_warnings(), Gradebook(url, "ml-foundations") as gb:
+        warnings.simplefilter("ignore")
+        for s in students:
+            try:
+                out[s] = gb.find_submission(ASSIGNMENT, s).score
+            except MissingEntry:
+                out[s] = None
+    return out
+
+
+@pytest.mark.slow
+def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_path, postgres):
+    """The PostgreSQL server stops (immediate shutdown) once one student is graded and the next begun.
+
+    The run ends with one readable line; what was graded is in the database when it comes back;
+    the rerun grades only the rest.
+    """
+    import json
+    import subprocess
+    import sys
+    import time
+
+    import nbformat
+
+    course = make_course(tmp_path)
+    released = released_notebook(course)
+    ref = reference_bodies()
+    # the gradebook is configured as the deployment configures it: the grader's own nbgrader_config.py
+    config_dir = tmp_path / "jupyter"
+    config_dir.mkdir()
+    (config_dir / "nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.db_url = {postgres.url()!r}\n")
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config_dir))
+    students = ["s0_radius_wrong", "s1", "s2", "s3", "s4"]
+    submit(course, students[0], fill(released, with_answers(ref, radius_solution=RADIUS_WITHOUT_X0)))
+    for s in students[1:]:
+        submit(course, s, fill(released, ref))
+    # what each should score, from the instructor's notebook: every point, less the radius tests' for s0
+    source = nbformat.read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    points = {c.metadata.nbgrader["grade_id"]: c.metadata.nbgrader.get("points", 0) for c in source.cells
+              if c.metadata.get("nbgrader", {}).get("grade")}
+    total = sum(points.values())
+    expected = {s: total for s in students}
+    expected[students[0]] = total - sum(p for g, p in points.items() if g.startswith("radius-"))
+    status_file = course / "autograded" / "grading-status.json"
+    cmd = [sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT,
+           "--timeout", str(TIMEOUT), "--jobs", "1"]
+
+    def entries():
+        try:
+            return json.loads(status_file.read_text()).get(ASSIGNMENT, {})
+        except (OSError, ValueError):
+            return {}
+
+    def graded(state):
+        return sorted(s for s, v in state.items() if v.get("status") == "graded" and not v.get("interrupted"))
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 900
+        while proc.poll() is None and time.monotonic() < deadline:
+            state = entries()
+            if graded(state) and any(v.get("interrupted") for v in state.values()):
+                break                                           # one graded, the next begun
+            time.sleep(0.02)                                    # waiting for a state, not for a time
+        assert proc.poll() is None, "the run ended before the database could be stopped: " + proc.stderr.read()
+        stopped = postgres.stop("immediate")
+        assert stopped.returncode == 0, stopped.stderr
+        out, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert proc.returncode == 2, (out, err)
+    assert "Traceback" not in err and len(lines) == 1, err
+    place = f"postgresql+psycopg://postgres:***@127.0.0.1:{postgres.port}/gradebook"
+    assert lines[0].startswith(f"error: the gradebook ({place}) went away while {ASSIGNMENT} was graded"), err
+    assert postgres.password not in err + out
+    before = entries()
+    kept = graded(before)
+    assert kept and len(kept) < len(students), before
+
+    # run again while it is still down: one line, nothing changed
+    down = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    assert down.returncode == 2 and "Traceback" not in down.stderr, down.stderr
+    assert down.stderr.strip() == down.stderr.strip().splitlines()[0], down.stderr
+    assert f"the gradebook ({place}) does not answer" in down.stderr and "Nothing was graded" in down.stderr
+    assert entries() == before
+
+    postgres.start()
+    assert _scores(postgres.url(), kept) == {s: expected[s] for s in kept}
+    rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert f"this run graded {len(students) - len(kept)} submission(s)" in rerun.stdout, rerun.stdout
+    assert f"{len(kept)} unchanged since last graded" in rerun.stdout, rerun.stdout
+    assert f"graded {len(students)} of {len(students)} submission(s)" in rerun.stdout, rerun.stdout
+    assert _scores(postgres.url(), students) == expected

@@ -6,12 +6,15 @@ lecture notebook (and a scratch notebook showing every widget of course_lib) is 
 page is moved one step with the keyboard, several times, and every button pressed. For
 each control the benchmark prints the median time from the key press (or click) to the
 redrawn figure being loaded in the page, and to the new numbers in the status line.
-Goal: under 300 ms per control on a 2-core machine.
+Goal: median under 300 ms (the course aims at 100 ms) per control on a 2-core machine with
+the other cores busy: the benchmark makes them busy itself (benchmarks/load.py: one
+CPU-bound process per core but one, for the whole measurement, stopped however it ends).
 
 A bare widget timed in the same run is the baseline: a slider whose callback only swaps
 two ready-made pictures and writes one line of text. Its time is the cost of the round
 trip browser -> kernel -> browser alone; what a course widget adds to it is the time
-spent computing and drawing.
+spent computing and drawing. Each widget gets one row in the benchmark table: the median
+of its slowest control, against the bare widget's, with the goal and whether it is met.
 """
 import statistics
 import sys
@@ -21,11 +24,15 @@ from pathlib import Path
 
 import nbformat
 
+from benchmarks import paired
+from benchmarks.load import busy_cores
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the browser driver shared with tests/test_browser.py
 import labdriver as ld  # noqa: E402
 
 GOAL_MS = 300
+AIM_MS = 100  # what the course aims at
 MOVES = 7
 
 BASELINE = '''\
@@ -127,33 +134,56 @@ def main(only=None):
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp, ld.running_lab("student", tmp) as lab, sync_playwright() as p:
         browser = ld.launch_browser(p, executable)
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
-        page = context.new_page()
-        print(f"JupyterLab {lab.base}, Chromium {browser.version}; median of {MOVES} moves per control "
-              f"(ms, key press or click -> new picture loaded / new text); goal {GOAL_MS} ms")
-        print(f"{'notebook':40s} {'widget':>6s}  {'control':16s} {'figure':>7s} {'text':>7s}  ratio to baseline")
-        base = time_notebook(page, lab, scratch_notebook(lab.course, "benchmark-baseline.ipynb", [BASELINE]))
-        base_ms = statistics.median(base[0][2]) if base and base[0][2] else None
-        for _, control, figure, text in base:
-            print(f"{'(baseline: bare widget)':40s} {0:6d}  {control:16s} {fmt(figure)} {fmt(text)}")
-        slow = []
-        gallery = scratch_notebook(lab.course, "course_lib-widgets.ipynb", GALLERY)
-        for path in [p for p in [*lectures, gallery] if not only or any(o in p for o in only)]:
-            rows = time_notebook(page, lab, path)
-            if not rows:
-                print(f"{Path(path).stem:40s}  (no widgets)")
-            for number, control, figure, text in rows:
-                worst = max([statistics.median(v) for v in (figure, text) if v] or [float("inf")])
-                ratio = f"{statistics.median(figure) / base_ms:5.1f}x" if figure and base_ms else "     "
-                flag = "" if worst < GOAL_MS else "  SLOWER THAN THE GOAL"
-                if flag:
-                    slow.append(f"{path} widget {number} {control}")
-                print(f"{Path(path).stem:40s} {number:6d}  {control:16s} {fmt(figure)} {fmt(text)}  {ratio}{flag}")
-        browser.close()
+        try:
+            with busy_cores() as load:
+                print(load.describe(), flush=True)
+                slow = measure(browser, lab, lectures, only)
+            print(load.summary())
+        finally:
+            browser.close()
     print(f"({time.perf_counter() - t0:.0f} s in all)")
     if slow:
         print("slower than the goal: " + "; ".join(slow))
 
 
+def measure(browser, lab, lectures, only):
+    """Time the baseline, then every widget of the lectures and the gallery; return the slow controls."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    print(f"JupyterLab {lab.base}, Chromium {browser.version}; median of {MOVES} moves per control "
+          f"(ms, key press or click -> new picture loaded / new text); goal {GOAL_MS} ms")
+    print(f"{'notebook':40s} {'widget':>6s}  {'control':16s} {'figure':>7s} {'text':>7s}  ratio to baseline")
+    base = time_notebook(page, lab, scratch_notebook(lab.course, "benchmark-baseline.ipynb", [BASELINE]))
+    base_ms = statistics.median(base[0][2]) if base and base[0][2] else None
+    for _, control, figure, text in base:
+        print(f"{'(baseline: bare widget)':40s} {0:6d}  {control:16s} {fmt(figure)} {fmt(text)}")
+    slow, widgets = [], []
+    gallery = scratch_notebook(lab.course, "course_lib-widgets.ipynb", GALLERY)
+    for path in [p for p in [*lectures, gallery] if not only or any(o in p for o in only)]:
+        rows = time_notebook(page, lab, path)
+        if not rows:
+            print(f"{Path(path).stem:40s}  (no widgets)")
+        per_widget = {}
+        for number, control, figure, text in rows:
+            worst = max([statistics.median(v) for v in (figure, text) if v] or [float("inf")])
+            ratio = f"{statistics.median(figure) / base_ms:5.1f}x" if figure and base_ms else "     "
+            flag = "" if worst < GOAL_MS else "  SLOWER THAN THE GOAL"
+            if flag:
+                slow.append(f"{path} widget {number} {control}")
+            print(f"{Path(path).stem:40s} {number:6d}  {control:16s} {fmt(figure)} {fmt(text)}  {ratio}{flag}")
+            if worst > per_widget.get(number, (-1.0, ""))[0]:
+                per_widget[number] = (worst, control)
+        widgets += [(Path(path).stem, number, worst, control) for number, (worst, control) in per_widget.items()]
+    context.close()
+    print(f"\nper widget, the median redraw of its slowest control (ms) against the bare widget's "
+          f"({fmt([base_ms]).strip() if base_ms else '—'} ms):")
+    for stem, number, worst, control in widgets:
+        paired.row(f"{stem} widget {number} ({control})", project=worst, baseline=base_ms,
+                   goal=f"< {GOAL_MS} ms", met=worst < GOAL_MS, unit="ms",
+                   note="" if worst < AIM_MS else f"(aim {AIM_MS} ms not reached)")
+    return slow
+
+
 if __name__ == "__main__":
     main(sys.argv[1:])  # e.g. `python -m benchmarks.bench_widgets course_lib-widgets 04-` for some notebooks only
+    paired.print_table()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_choice, check_int, check_labels, check_matrix, check_real
-from .perceptron import _cycle_order, _sign
+from .perceptron import _cycle_order, _dual_updates, _sign
 
 __all__ = [
     "linear_kernel",
@@ -258,23 +258,5 @@ def kernel_perceptron(X, y, *, kernel="linear", degree=2, gamma=1.0, coef0=1.0, 
     n = X.shape[0]
     order = _cycle_order(cycle, n, np.random.default_rng(rng))
     G = kernel_matrix(X, kernel=kernel, degree=degree, gamma=gamma, coef0=coef0)
-    r2 = float(np.max(np.diag(G)))
-    alpha, b = np.zeros(n), 0.0
-    scores = np.zeros(n)  # scores[i] = sum_j alpha_j y_j G[j, i] + b, kept up to date
-    k, pos = 0, 0
-    halted = False
-    while max_updates is None or k < max_updates:
-        wrong = (y * scores <= 0)[order]
-        rest = np.flatnonzero(np.r_[wrong[pos:], wrong[:pos]])
-        if rest.size == 0:
-            halted = True
-            break
-        p = (pos + int(rest[0])) % n
-        i = int(order[p])
-        alpha[i] += eta
-        b += eta * y[i] * r2
-        scores += eta * y[i] * (G[i] + r2)
-        k, pos = k + 1, (p + 1) % n
-    else:
-        halted = bool(np.all(y * scores > 0))
-    return KernelPerceptronResult(alpha, float(b), k, halted, X, y, kernel, degree, gamma, coef0)
+    alpha, b, k, halted = _dual_updates(G, y, eta=eta, max_updates=max_updates, order=order)
+    return KernelPerceptronResult(alpha, b, k, halted, X, y, kernel, degree, gamma, coef0)

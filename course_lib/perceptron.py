@@ -662,16 +662,36 @@ def perceptron_dual(X, y, *, eta=1.0, max_updates=None):
     ([1.0, 1.0], 0.0, 2)
     """
     X, y, eta, max_updates = _bias_form_checks(X, y, eta, max_updates)
-    n = X.shape[0]
     gram = X @ X.T
+    alpha, b, k, halted = _dual_updates(gram, y, eta=eta, max_updates=max_updates)
+    return DualPerceptronResult(alpha, b, k, halted, gram)
+
+
+def _dual_updates(gram, y, *, eta, max_updates, order=None):
+    """The dual perceptron on a Gram matrix: ``(alpha, b, n_updates, halted)``.
+
+    ``gram[i, j]`` is the inner product of examples i and j, in the input space
+    (:func:`perceptron_dual`) or in a kernel's feature space
+    (:func:`course_lib.kernels.kernel_perceptron`). The examples are visited in ``order``
+    (default 0, 1, ..., N-1), cyclically, starting after the last correction; an
+    example with ``y_i * score_i <= 0`` is corrected by ``alpha_i += eta`` and
+    ``b += eta * y_i * R^2``, with ``R^2 = max_i gram[i, i]``. The scores
+    ``sum_j alpha_j y_j gram[j, i] + b`` are kept up to date, one row of ``gram`` per
+    update. Inputs are checked by the callers.
+    """
+    n = len(y)
+    order = np.arange(n) if order is None else order
     r2 = float(np.max(np.diag(gram)))
     alpha, b = np.zeros(n), 0.0
+    scores = np.zeros(n)  # scores[i] = sum_j alpha_j y_j gram[j, i] + b
     k, pos = 0, 0
     while max_updates is None or k < max_updates:
-        i = _first_from(y * (gram @ (alpha * y) + b) <= 0, pos)
-        if i < 0:
-            return DualPerceptronResult(alpha, b, k, True, gram)
+        p = _first_from((y * scores <= 0)[order], pos)
+        if p < 0:
+            return alpha, float(b), k, True
+        i = int(order[p])
         alpha[i] += eta
-        b = float(b + eta * y[i] * r2)
-        k, pos = k + 1, (i + 1) % n
-    return DualPerceptronResult(alpha, b, k, bool(np.all(y * (gram @ (alpha * y) + b) > 0)), gram)
+        b += eta * y[i] * r2
+        scores += eta * y[i] * (gram[i] + r2)
+        k, pos = k + 1, (p + 1) % n
+    return alpha, float(b), k, bool(np.all(y * scores > 0))

@@ -401,21 +401,23 @@ def plot_nu_histogram(nu, mu, n, eps, *, ax=None, color="tab:red"):
     return ax
 
 
-def plot_deviation_curves(samples, mu, n, *, eps=None, ax=None, n_hypotheses=None):
-    """P[|nu - mu| > eps] against eps for several kinds of samples, with Hoeffding's bound.
+def plot_deviation_curves(eps, probabilities, *, bound=None, ax=None):
+    """Estimated P[|nu - mu| > eps] against eps for several kinds of samples, with Hoeffding's bound.
+
+    Only draws: the estimates and the bound are computed beforehand (with
+    :func:`course_lib.hoeffding.deviation_probability` and
+    :func:`course_lib.hoeffding.hoeffding_bound`, or with one's own versions of them).
 
     Parameters
     ----------
-    samples : dict of str to array-like
-        For each label (e.g. "first coin"), the nu of many repetitions.
-    mu : float
-    n : int
-        Sample size N, for the bound.
-    eps : array-like or None
-        Tolerances; by default 60 values in (0, 0.6].
+    eps : array-like of shape (n_eps,)
+        Tolerances, increasing.
+    probabilities : dict of str to array-like of shape (n_eps,)
+        For each label (e.g. "first coin"), the estimated P[|nu - mu| > eps] at every tolerance.
+    bound : array-like of shape (n_eps,), optional
+        Hoeffding's bound 2 exp(-2 eps^2 N) at every tolerance; drawn at min(1, bound),
+        since a bound above 1 says nothing about a probability (the legend says so).
     ax : matplotlib Axes or None
-    n_hypotheses : int or None
-        Also draw the union bound for this many hypotheses.
 
     Returns
     -------
@@ -423,22 +425,33 @@ def plot_deviation_curves(samples, mu, n, *, eps=None, ax=None, n_hypotheses=Non
 
     Examples
     --------
-    >>> ax = plot_deviation_curves({"coin": [0.4, 0.5, 0.7]}, 0.5, 10)
+    >>> from course_lib.hoeffding import deviation_probability, hoeffding_bound
+    >>> eps = np.linspace(0.05, 0.5, 10)
+    >>> nu = [0.4, 0.5, 0.7]
+    >>> ax = plot_deviation_curves(eps, {"coin": deviation_probability(nu, 0.5, eps).p},
+    ...                            bound=hoeffding_bound(eps, 10))
     >>> len(ax.lines)
     2
     """
-    from .hoeffding import deviation_probability, hoeffding_bound
-
-    eps = np.linspace(0.01, 0.6, 60) if eps is None else check_vector(eps, "eps")
+    eps = check_vector(eps, "eps")
+    if np.any(np.diff(eps) <= 0):
+        raise ValueError("eps must be increasing")
+    if not isinstance(probabilities, dict):
+        raise ValueError(f"probabilities must be a dict of label to estimates, one per eps; "
+                         f"got {type(probabilities).__name__}")
+    curves = {}
+    for label, p in probabilities.items():
+        p = check_vector(p, f"probabilities[{label!r}]", length=len(eps))
+        if np.any((p < 0) | (p > 1)):
+            raise ValueError(f"probabilities[{label!r}] must lie in [0, 1]")
+        curves[label] = p
+    if bound is not None:
+        bound = check_vector(bound, "bound", length=len(eps))
     ax = _axes(ax, figsize=(6, 3.6))
-    for label, nu in samples.items():
-        est = deviation_probability(nu, mu, eps)
-        ax.step(eps, est.p, where="post", linewidth=1.8, label=label)
-    # a bound above 1 says nothing about a probability: drawn at 1, and the legend says so
-    ax.plot(eps, np.minimum(hoeffding_bound(eps, n), 1.0), "k--", label="$\\min(1, 2e^{-2\\epsilon^2 N})$")
-    if n_hypotheses:
-        ax.plot(eps, np.minimum(hoeffding_bound(eps, n, n_hypotheses=n_hypotheses), 1.0), "k:",
-                label=f"$\\min(1, 2Me^{{-2\\epsilon^2 N}})$, M = {n_hypotheses:,}")
+    for label, p in curves.items():
+        ax.step(eps, p, where="post", linewidth=1.8, label=label)
+    if bound is not None:
+        ax.plot(eps, np.minimum(bound, 1.0), "k--", label="$\\min(1, 2e^{-2\\epsilon^2 N})$")
     ax.set_xlabel("$\\epsilon$")
     ax.set_ylabel("$P[|\\nu-\\mu| > \\epsilon]$")
     ax.set_ylim(0, 1.05)

@@ -55,6 +55,14 @@ class _FigureWidget:
         self.status = widgets.HTML()
         self.n_draws = 0
 
+    def _sliders(self, values, names, *, low, high, step):
+        """One wide slider per value, each named and redrawing the figure when it moves."""
+        sliders = [_slider(widgets.FloatSlider, value=float(v), min=low, max=high, step=step, description=name)
+                   for v, name in zip(values, names, strict=True)]
+        for s in sliders:
+            s.observe(lambda _: self.draw(), names="value")
+        return sliders
+
     def _clear(self):
         """Take off what the last draw put on the axes, keeping the axes and their ticks.
 
@@ -249,12 +257,7 @@ class PerceptronExplorer(_FigureWidget):
         w = np.asarray(w, dtype=float)
         if w.shape != (3,) or np.any(np.abs(w) > limit):
             raise ValueError(f"w must be 3 numbers within [-{limit}, {limit}]; got {w!r}")
-        self.sliders = [
-            _slider(widgets.FloatSlider, value=float(v), min=-limit, max=limit, step=0.05, description=f"w{i}")
-            for i, v in enumerate(w)
-        ]
-        for s in self.sliders:
-            s.observe(lambda _: self.draw(), names="value")
+        self.sliders = self._sliders(w, [f"w{i}" for i in range(3)], low=-limit, high=limit, step=0.05)
         self.widget = widgets.VBox([widgets.VBox(self.sliders), self.status, self.image])
         self.n_errors = None
         self.draw()
@@ -549,8 +552,7 @@ class HatProjection(_LiveFigure):
         super().__init__(figsize=(5.6, 4.6), projection="3d")
         self.X = np.column_stack([np.ones(3), x])
         self.H = hat_matrix(self.X)
-        self.sliders = [_slider(widgets.FloatSlider, value=float(v), min=-2.0, max=2.0, step=0.05,
-                                description=f"y{i + 1}") for i, v in enumerate(y)]
+        self.sliders = self._sliders(y, [f"y{i + 1}" for i in range(3)], low=-2.0, high=2.0, step=0.05)
         ax = self.ax
         # the column space: a patch of the plane s (1, 1, 1) + t x, drawn once
         c0, c1 = self.X[:, 0], self.X[:, 1] - self.X[:, 1].mean()   # orthogonal directions in the plane
@@ -577,8 +579,6 @@ class HatProjection(_LiveFigure):
         ax.legend(fontsize=8, loc="upper left")
         self.fig.subplots_adjust(left=0.0, right=0.95, bottom=0.02, top=1.0)
         self._moving(self._y, self._yhat, self._res)
-        for sl in self.sliders:
-            sl.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([*self.sliders, self.image, self.status])
         self.draw()
 

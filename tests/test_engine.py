@@ -108,23 +108,19 @@ def test_a_forged_reply_then_a_deaf_process_fails_the_cell_and_never_blocks():
     assert outcomes(report) == ["ok", "timeout", "ok"]
 
 
-def test_a_function_that_answers_for_itself_and_keeps_running_fails_its_test_only():
+@pytest.mark.parametrize("f_body, timeout", [
+    # answers for itself, then keeps running: its own test fails, not the next one
+    ("    forge()\n    while True:\n        pass\n", 3),
+    # sends a reply to a request that was never made
+    ("    forge({'id': 10**6, 'result': 5})\n    return 1\n", 10),
+], ids=["answers-for-itself-and-keeps-running", "answers-no-request"])
+def test_a_forged_reply_fails_its_test_only(f_body, timeout):
     nb, tests = notebook(_forge('{"result": 1, "error": None, "stdout": ""}')
-                         + "def f():\n    forge()\n    while True:\n        pass\n"
+                         + "def f():\n" + f_body
                          + "def h():\n    return 3",
                          ("test", "t1", "assert f() == 1"),
                          ("test", "t2", "assert h() == 3"))
-    _, report = run(nb, tests, timeout=3)
-    assert outcomes(report) == ["ok", "protocol", "ok"]
-
-
-def test_replies_that_answer_no_request_fail_the_cell():
-    nb, tests = notebook(_forge('{"result": 1, "error": None, "stdout": ""}')
-                         + "def f():\n    forge({'id': 10**6, 'result': 5})\n    return 1\n"
-                         + "def h():\n    return 3",
-                         ("test", "t1", "assert f() == 1"),
-                         ("test", "t2", "assert h() == 3"))
-    _, report = run(nb, tests)
+    _, report = run(nb, tests, timeout=timeout)
     assert outcomes(report) == ["ok", "protocol", "ok"]
 
 

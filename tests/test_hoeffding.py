@@ -226,3 +226,72 @@ def test_the_chance_that_the_best_of_1000_hypotheses_has_e_in_zero_depends_on_in
     assert independent.mean() == pytest.approx(1 - (1 - 2.0**-10) ** 50, abs=0.005)
     assert identical.mean() == pytest.approx(2.0**-10, abs=0.001)           # the same hypothesis 50 times
     assert identical.mean() <= 50 * 2.0**-10 and independent.mean() <= 50 * 2.0**-10   # the union bound, always
+
+
+# --- plot_deviation_curves draws values computed beforehand -------------------------------
+
+def test_deviation_curves_draw_the_given_estimates_and_the_bound_capped_at_one():
+    from matplotlib.figure import Figure
+
+    from course_lib.plotting import plot_deviation_curves
+
+    eps = np.linspace(0.01, 0.6, 60)
+    rng = np.random.default_rng(5)
+    nu = rng.binomial(10, 0.5, size=2_000) / 10
+    first = np.array([np.mean(np.abs(nu - 0.5) > e + 1e-12) for e in eps])  # counted here, independently
+    closed_form = 2 * np.exp(-2 * eps**2 * 10)
+    ax = plot_deviation_curves(eps, {"coin": first, "none": np.zeros(60)}, bound=closed_form, ax=Figure().add_subplot())
+    lines = {line.get_label(): line for line in ax.lines}
+    np.testing.assert_array_equal(lines["coin"].get_ydata(), first)
+    np.testing.assert_array_equal(lines["coin"].get_xdata(), eps)
+    assert lines["coin"].get_drawstyle() == "steps-post"
+    np.testing.assert_array_equal(lines["none"].get_ydata(), np.zeros(60))
+    (bound,) = [line for label, line in lines.items() if "min(1" in label]
+    np.testing.assert_allclose(bound.get_ydata(), np.minimum(closed_form, 1.0))
+    assert bound.get_ydata()[0] == 1.0 and bound.get_ydata()[-1] < 1.0
+    # without a bound only the estimates are drawn
+    assert len(plot_deviation_curves(eps, {"coin": first}, ax=Figure().add_subplot()).lines) == 1
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda p: p([0.1, 0.2], {"coin": [0.5]}), r"probabilities\['coin'\] must have length 2"),
+    (lambda p: p([0.1, 0.2], [[0.5, 0.4]]), "probabilities must be a dict"),
+    (lambda p: p([0.1, 0.2], {"coin": [0.5, 1.5]}), r"probabilities\['coin'\] must lie in \[0, 1\]"),
+    (lambda p: p([0.2, 0.1], {"coin": [0.5, 0.4]}), "eps must be increasing"),
+    (lambda p: p([0.1, 0.2], {"coin": [0.5, 0.4]}, bound=[1.0]), "bound must have length 2"),
+])
+def test_deviation_curves_refuse_bad_input(call, match):
+    from course_lib.plotting import plot_deviation_curves
+
+    with pytest.raises(ValueError, match=match):
+        call(plot_deviation_curves)
+
+
+def test_deviation_curves_draw_while_ps2_withholds_the_hoeffding_functions(tmp_path):
+    # ps2's demonstration cell runs in students' feedback with these functions taken out of
+    # course_lib: the picture must come from the values the student's own functions computed
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import course_lib
+    from grading.withhold import withheld_copy, withheld_names
+
+    root = Path(__file__).resolve().parents[1]
+    names = withheld_names(root / "source" / "ps2_hoeffding")
+    assert {"deviation_probability", "hoeffding_bound"} <= set(names)
+    withheld_copy(names, "ps2_hoeffding", tmp_path / "course_lib", source=Path(course_lib.__file__).parent)
+    script = (
+        "import matplotlib; matplotlib.use('Agg')\n"
+        "import numpy as np, course_lib as cl\n"
+        f"assert cl.__file__.startswith({str(tmp_path)!r}), cl.__file__\n"
+        "try:\n    cl.hoeffding.deviation_probability([0.5], 0.5, 0.1)\nexcept Exception:\n    pass\n"
+        "else:\n    raise SystemExit('deviation_probability was not withheld')\n"
+        "eps = np.linspace(0.01, 0.6, 60)\n"
+        "ax = cl.plotting.plot_deviation_curves(eps, {'c': np.zeros(60)}, bound=2 * np.exp(-20 * eps**2))\n"
+        "print(len(ax.lines))\n")
+    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg",
+                              "HOME": str(tmp_path)}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["2"]

@@ -19,7 +19,7 @@ REF = reference_bodies()
 RUN = uuid.uuid4().hex[:12]   # the files the attack would leave are named for this run alone
 # nbgrader runs `alembic` from PATH, as it would in an activated environment
 ENV = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
-TOTAL = 17
+TOTAL = 17     # what the tests give; the derivation graded by hand (2 of the 19 points) is left as released: 0
 PLA = 4
 
 # reads the instructor's notebook (relative and absolute paths), runs its solution, and

@@ -34,30 +34,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 ASSIGNMENT = "ps1_perceptron"
 TIMEOUT = 10          # the course's Execute.timeout
 
-ENDLESS = "while True:\n    pass\n"
-RADIUS_WITHOUT_X0 = """
-X = np.asarray(X, dtype=float)[:, 1:]
-return float(np.sqrt(np.max(np.sum(X * X, axis=1))))
-"""
-POCKET_RETURNS_LAST = """
-X = np.asarray(X, dtype=float)
-y = np.asarray(y, dtype=float)
-w, i = np.zeros(X.shape[1]), 0
-for _ in range(max_updates):
-    wrong = np.flatnonzero(np.where(X @ w > 0, 1.0, -1.0) != y)
-    if wrong.size == 0:
-        break
-    after = wrong[wrong >= i]
-    j = int(after[0]) if after.size else int(wrong[0])
-    w = w + y[j] * X[j]
-    i = (j + 1) % len(y)
-return w
-"""
-PREDICT_HARD_CODED = "return np.array([1.0, -1.0, 1.0]) if np.any(np.asarray(w) != 0) else -np.ones(len(X))\n"
-
 
 def build_class(course, n):
     """``n`` submissions of ps1 in ``course``: every tenth loops forever, the rest right or partly wrong."""
+    from answer_bodies import ENDLESS, POCKET_RETURNS_LAST, PREDICT_HARD_CODED, RADIUS_WITHOUT_X0
     from grading_helpers import (
         fill,
         reference_bodies,

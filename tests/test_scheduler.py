@@ -9,6 +9,8 @@ import signal
 import warnings
 
 import pytest
+from answer_bodies import ENDLESS as PLA_ENDLESS
+from answer_bodies import RADIUS_WITHOUT_X0
 from grading_helpers import (
     ASSIGNMENT,
     fill,
@@ -23,10 +25,6 @@ from traitlets.config import Config
 from grading import scheduler as sched
 
 TIMEOUT = 5
-RADIUS_WITHOUT_X0 = """
-X = np.asarray(X, dtype=float)[:, 1:]
-return float(np.sqrt(np.max(np.sum(X * X, axis=1))))
-"""
 
 
 # -- what is graded again --------------------------------------------------------------------
@@ -199,8 +197,8 @@ def test_incremental_regrade_keeps_manual_work_and_flags_changed_answers(tmp_pat
     lines = []
     status = autograde(course, ASSIGNMENT, echo=lines.append, **quiet)
     assert [status[s]["status"] for s in ("alice", "bob", "carol")] == ["graded"] * 3
-    exercises, rows = collect(course, ASSIGNMENT)
-    total = sum(exercises.values())
+    exercises, rows, tests = collect(course, ASSIGNMENT, with_tests=True)
+    total = sum(tests.values())        # what the tests give: the derivation graded by hand is left as released
     assert [r["score"] for r in rows] == [total] * 3
 
     # a TA grades by hand in the Formgrader: a manual score with extra credit and a comment
@@ -300,12 +298,6 @@ def dask_cluster(tmp_path):
         logs.close()
 
 
-PLA_ENDLESS = """
-while True:
-    pass
-"""
-
-
 @pytest.mark.slow
 def test_dask_cluster_grades_like_the_local_run(tmp_path, dask_cluster):
     """A class graded through two Dask workers gets exactly the grades of the local process pool."""
@@ -329,10 +321,10 @@ def test_dask_cluster_grades_like_the_local_run(tmp_path, dask_cluster):
                   progress=False, **kwargs)
         if where == "dask":
             assert "on the Dask cluster at " + dask_cluster["address"] in lines[0], lines
-        exercises, rows = collect(course, ASSIGNMENT)
+        _, rows, tests = collect(course, ASSIGNMENT, with_tests=True)
         results[where] = {r["student"]: (r["status"], r["parts"]) for r in rows}
     assert results["dask"] == results["local"]
-    total = sum(exercises.values())
+    total = sum(tests.values())        # the derivation graded by hand is left as released: 0
     got = results["dask"]
     assert sum(got["reference"][1].values()) == total
     assert got["radius_wrong"][1]["radius"] == 0 and sum(got["radius_wrong"][1].values()) == total - 1

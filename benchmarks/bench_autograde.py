@@ -70,9 +70,20 @@ def _copy(template, tmp):
 
 
 def _graded(course, n_students):
+    """Every submission autograded, with full marks: a run that failed quickly would not be a fair time."""
+    from nbgrader.api import Gradebook
+
     got = sorted(p.parent.parent.name for p in (course / "autograded").glob(f"*/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"))
     if len(got) != n_students:
         raise RuntimeError(f"{n_students} submissions, {len(got)} autograded in {course}")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for student in got:
+            grades = [g for nb in gb.find_submission(ASSIGNMENT, student).notebooks for g in nb.grades
+                      if g.auto_score is not None]
+            got, best = sum(g.auto_score for g in grades), sum(g.max_score for g in grades)
+            if not grades or got + 1e-9 < best:
+                raise RuntimeError(f"{student} scored {got} of the {best} autograded points in {course}: "
+                                   "the reference should earn them all")
 
 
 def main():

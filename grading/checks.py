@@ -3,18 +3,20 @@
 * :func:`test_rng` — the random generator of the test cell being graded;
 * :func:`numbers` and :func:`assert_close` — the comparison of test cells, refusing NaN,
   infinities, text, booleans and wrong shapes by name;
-* :func:`refuse_reference` — kept for test cells that still call it; it checks nothing. An
-  answer can no longer delegate to ``course_lib``'s own implementation of an exercise:
-  while an assignment is graded, the student's process gets a ``course_lib`` without
-  those functions (:mod:`grading.withhold`), so such an answer fails the tests by itself,
-  with a message naming the function.
+* :func:`arguments_unchanged` — the check that a function leaves its arguments as it found
+  them (the grader writes back what the student's function changed, as in Jupyter);
+
+An answer cannot delegate to ``course_lib``'s own implementation of an exercise: while an
+assignment is graded, the student's process gets a ``course_lib`` without those functions
+(:mod:`grading.withhold`), so such an answer fails the tests by itself, with a message
+naming the function; no test has to look for it.
 
 :func:`python_source` turns a cell's IPython syntax into Python (for the audit).
 """
 import ast
 import re
 
-__all__ = ["refuse_reference", "test_rng", "numbers", "assert_close", "python_source"]
+__all__ = ["test_rng", "numbers", "assert_close", "arguments_unchanged", "python_source"]
 
 
 _IPYTHON = re.compile(r"^\s*[%!]|^[^#\n]*=\s*[%!]|\?\s*$", re.M)
@@ -47,19 +49,77 @@ def _dotted(node):
     return None
 
 
-def refuse_reference(func, exercise, forbidden):
-    """Nothing to check any more: ``course_lib``'s implementations of the exercises are withheld.
+class arguments_unchanged:  # noqa: N801 - used as a statement, like contextlib's
+    """Check that the code in the ``with`` block leaves the given arrays, lists and dicts as they were.
 
-    Test cells written when the grader looked for calls into ``course_lib`` call this; it
-    accepts the same arguments and returns None. Listing the functions of an assignment in
-    ``source/<assignment>/course_lib_withheld.txt`` is what keeps them from the student's
-    code now (:mod:`grading.withhold`).
+    Parameters
+    ----------
+    function : str
+        The function called in the block, for the message.
+    **arguments
+        The caller's objects passed to it, by the names of its parameters.
 
     Examples
     --------
-    >>> refuse_reference(lambda X: X, "radius", ["radius"])
+    >>> import numpy as np
+    >>> w = np.zeros(2)
+    >>> with arguments_unchanged("f", w=w):
+    ...     _ = w + 1
+    >>> with arguments_unchanged("f", w=w):  # doctest: +ELLIPSIS
+    ...     w += 1
+    Traceback (most recent call last):
+    ...
+    AssertionError: f changed its argument w (the caller's [0.0, 0.0] became [1.0, 1.0]). The arguments are ...
     """
-    return None
+
+    def __init__(self, function, **arguments):
+        import copy
+
+        self.function = function
+        self.arguments = arguments
+        self.before = {name: copy.deepcopy(value) for name, value in arguments.items()}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is not None:
+            return False
+        for name, value in self.arguments.items():
+            old = self.before[name]
+            if not _same(old, value):
+                raise AssertionError(
+                    f"{self.function} changed its argument {name} (the caller's {_shown(old)} became {_shown(value)}). "
+                    f"The arguments are left unchanged: work on a copy, e.g. {name} = np.array({name}, dtype=float)")
+        return False
+
+
+def _same(a, b):
+    import numpy as np
+
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and (a == b or (a != a and b != b))
+
+
+def _shown(value):
+    import numpy as np
+
+    try:
+        arr = np.asarray(value) if isinstance(value, (np.ndarray, list)) else None
+    except (ValueError, TypeError):      # a ragged list
+        arr = None
+    if arr is not None and arr.dtype.kind in "biuf" and arr.size > 8:
+        return f"array of shape {arr.shape}"
+    if arr is not None and arr.dtype.kind in "biuf":
+        return str(np.round(arr.astype(float), 6).tolist())
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def test_rng():

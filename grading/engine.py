@@ -176,7 +176,8 @@ class Session:
         ``time.monotonic()`` after which nothing more is run.
     """
 
-    def __init__(self, files, *, sandbox, startup_timeout=60.0, replay_timeout=60.0, budget_deadline=None, log=None):
+    def __init__(self, files, *, sandbox, startup_timeout=60.0, replay_timeout=60.0, budget_deadline=None, budget=None,
+                 log=None):
         self.files = Path(files)
         self.sandbox = sandbox
         self.startup_timeout = startup_timeout
@@ -190,6 +191,7 @@ class Session:
         self.stopped = None    # the CellStopped of the current test cell, if any
         self.touched = False   # whether the current test cell has reached the worker
         self.restarts = 0
+        self.budget = budget
 
     def start(self):
         try:
@@ -222,6 +224,11 @@ class Session:
                 # it ran before; now it does not: drop it and start once more without it
                 self.history = self.history[:n] + self.history[n + 1:]
                 return self.restart()
+
+    def budget_text(self):
+        """How the messages name the submission's budget."""
+        seconds = f"{self.budget:g} s " if self.budget is not None else ""
+        return f"the {seconds}budget for grading one submission (CourseExecute.submission_timeout)"
 
     def remaining(self):
         return max(0.05, min(self.deadline, self.budget_deadline) - time.monotonic())
@@ -283,8 +290,8 @@ class Session:
     def _stopped_error(self, exc, what):
         if isinstance(exc, CallTimeout):
             if time.monotonic() >= self.budget_deadline:
-                return {"ename": "BudgetExceeded", "evalue": "the time for grading this submission ran out while "
-                        f"{what} was running; it was stopped and earns no points"}
+                return {"ename": "BudgetExceeded", "evalue": f"{self.budget_text()} ran out while {what} was running; "
+                        "it was stopped and earns no points"}
             return {"ename": "CellTimeoutError", "evalue": f"{what} did not finish within {self.timeout} s and was "
                     "stopped; it earns no points. Does every loop end?"}
         if isinstance(exc, ScratchExceeded):
@@ -313,6 +320,7 @@ class Session:
             reply = self.worker.request(message, self.remaining())
         except (CallTimeout, ChannelError) as exc:
             self._stop(exc, f"{name}(...)")
+        _write_back(reply.get("changed"), args, kwargs)
         if reply.get("error"):
             err = reply["error"] if isinstance(reply["error"], dict) else {}
             detail = f"\n{str(err['traceback']).rstrip()}" if err.get("traceback") else ""
@@ -347,6 +355,51 @@ class Session:
             elif kind == "other":
                 bound[name] = Opaque(name, wire.cap(str(values.get(name, "not plain data")), 300))
         return bound
+
+
+def _write_back(changed, args, kwargs):
+    """Make the test's arguments what the student's function left them (as a caller in Jupyter sees them).
+
+    ``changed`` is the worker's ``{position or "kw:name": plain data}``; it is hostile like any
+    reply: what is not plain data, names no mutable argument or does not fit it is ignored.
+    """
+    if not isinstance(changed, dict):
+        return
+    for key, data in list(changed.items())[:len(args) + len(kwargs)]:
+        try:
+            target = kwargs[key[3:]] if key.startswith("kw:") else args[int(key)]
+            _assign(target, wire.decode(data))
+        except (KeyError, IndexError, ValueError, TypeError, AttributeError, RecursionError, wire.WireError):
+            continue
+
+
+def _assign(target, value, depth=0):
+    """Write ``value`` into ``target`` in place (arrays with ``np.copyto``, lists and dicts item by item)."""
+    import numpy as np
+
+    if depth > wire.MAX_DEPTH:
+        return False
+    if isinstance(target, np.ndarray):
+        value = np.asarray(value)
+        if value.shape != target.shape or value.dtype.kind not in "biuf" or not target.flags.writeable:
+            return False
+        np.copyto(target, value, casting="unsafe")
+        return True
+    if isinstance(target, list) and isinstance(value, list):
+        for i, item in enumerate(value[:len(target)]):
+            if not _assign(target[i], item, depth + 1):
+                target[i] = item
+        del target[len(value):]
+        target.extend(value[len(target):])
+        return True
+    if isinstance(target, dict) and isinstance(value, dict):
+        for k in [k for k in target if k not in value]:
+            del target[k]
+        for k, item in value.items():
+            if k not in target or not _assign(target[k], item, depth + 1):
+                target[k] = item
+        return True
+    return False
 
 
 # -- outputs -----------------------------------------------------------------------------
@@ -459,7 +512,8 @@ def execute_submission(notebook, *, files=None, tests, setups=None, assignment=N
         if withheld:
             sandbox = _withholding(sandbox, withheld, assignment, Path(tmp) / "lib")
         session = Session(Path(tmp) / "files", sandbox=sandbox, startup_timeout=startup_timeout,
-                          replay_timeout=replay_timeout, budget_deadline=budget_deadline, log=log)
+                          replay_timeout=replay_timeout, budget_deadline=budget_deadline, budget=submission_timeout,
+                          log=log)
         try:
             session.start()
         except KernelDied as exc:
@@ -512,8 +566,8 @@ def _run_cells(nb, session, tests, setups, who, timeout, setup_timeout, budget_d
         cell.execution_count = count
         gid = grade_id(cell)
         if time.monotonic() >= budget_deadline:
-            error = {"ename": "BudgetExceeded", "evalue": "the time for grading this submission ran out before "
-                     "this cell; it was not run and earns no points"}
+            error = {"ename": "BudgetExceeded", "evalue": f"{session.budget_text()} ran out before this cell; it was "
+                     "not run and earns no points"}
             cell.outputs.append(_error_output(error))
             report["cells"].append({"index": index, "grade_id": gid, "outcome": "budget"})
             continue

@@ -19,7 +19,9 @@ Requests:
 * ``{"op": "describe", "names": [...]}`` — for each name: ``callable``, ``value`` (with the
   value as plain data), ``missing`` or ``other``;
 * ``{"op": "call", "name": ..., "args": [...], "kwargs": {...}}`` — call a function of the
-  submission with plain-data arguments; reply with its result as plain data.
+  submission with plain-data arguments; reply with its result as plain data and, under
+  ``changed``, the arguments (arrays, lists, dicts) the call modified in place, so that the
+  grader can make the caller's objects what they would be in Jupyter.
 
 Whatever the student's code returns is turned into plain data here; the grader never sees an
 object of the student's. The student's code can write to the reply pipe itself; the grader
@@ -123,6 +125,47 @@ def _copy_submission():
                 shutil.copyfile(src, os.path.join(target, name), follow_symlinks=False)
 
 
+def _mutable(value):
+    import numpy as np
+    return isinstance(value, (list, dict, np.ndarray))
+
+
+def _key(value):
+    """A comparable picture of an argument (exact, NaN included): an array's bytes, other plain data as JSON."""
+    import json
+
+    import numpy as np
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    return json.dumps(wire.encode(value), sort_keys=True, allow_nan=True)
+
+
+def _snapshot(args, kwargs):
+    """``{position or "kw:name": picture}`` of the arguments a function could change in place."""
+    out = {}
+    for key, value in [(str(i), v) for i, v in enumerate(args)] + [(f"kw:{k}", v) for k, v in kwargs.items()]:
+        if _mutable(value):
+            try:
+                out[key] = _key(value)
+            except (TypeError, ValueError, RecursionError):
+                pass
+    return out
+
+
+def _changed(before, args, kwargs):
+    """The arguments whose picture differs after the call, as plain data (the grader writes them back)."""
+    out = {}
+    for key, picture in before.items():
+        value = kwargs[key[3:]] if key.startswith("kw:") else args[int(key)]
+        try:
+            same = _key(value) == picture
+        except (TypeError, ValueError, RecursionError):
+            same = False
+        if not same:
+            out[key] = wire.encode(value)
+    return out
+
+
 def main():
     rpc = os.fdopen(os.dup(1), "wb", buffering=0)
     requests = os.fdopen(os.dup(0), "rb")
@@ -198,8 +241,10 @@ def main():
                     answer["error"] = {"ename": "NameError", "evalue": f"name {req['name']!r} is not defined",
                                        "traceback": ""}
                 else:
+                    args, kwargs = wire.decode(req["args"]), wire.decode(req["kwargs"])
+                    before = _snapshot(args, kwargs)
                     try:
-                        result = func(*wire.decode(req["args"]), **wire.decode(req["kwargs"]))
+                        result = func(*args, **kwargs)
                     except BaseException as exc:  # noqa: BLE001
                         answer["error"] = _error(exc, skip=1)
                     else:
@@ -210,6 +255,13 @@ def main():
                             answer["error"] = {"ename": "TypeError",
                                                "evalue": f"{req['name']} returned {str(exc)[:300]}",
                                                "traceback": ""}
+                    # what the function did to its arguments, as Jupyter's caller would see it
+                    try:
+                        answer["changed"] = _changed(before, args, kwargs)
+                    except BaseException as exc:  # noqa: BLE001
+                        answer["error"] = {"ename": "TypeError",
+                                           "evalue": f"{req['name']} left an argument holding {str(exc)[:300]}",
+                                           "traceback": ""}
             elif op == "ping":
                 answer["error"] = None
             else:

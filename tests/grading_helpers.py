@@ -97,8 +97,8 @@ def released_notebook(course, assignment=ASSIGNMENT):
     return nbformat.read(course / "release" / assignment / f"{assignment}.ipynb", as_version=4)
 
 
-def autograde_class(course, assignment=ASSIGNMENT, *, timeout, echo=None):
-    """Autograde every submission in ``course`` once; return the statuses, grades and time taken."""
+def autograde_class(course, assignment=ASSIGNMENT, *, timeout, echo=None, force=False):
+    """Autograde the submissions in ``course`` (every one again with ``force``); return statuses, grades, time."""
     import time
 
     from traitlets.config import Config
@@ -108,7 +108,7 @@ def autograde_class(course, assignment=ASSIGNMENT, *, timeout, echo=None):
 
     start = time.monotonic()
     status = autograde(course, assignment, overrides=Config({"Execute": {"timeout": timeout}}),
-                       echo=echo or (lambda *a: None))
+                       echo=echo or (lambda *a: None), force=force)
     elapsed = time.monotonic() - start
     exercises, rows = collect(course, assignment)
     return {"course": course, "status": status, "rows": {r["student"]: r for r in rows},

@@ -4,16 +4,23 @@ import re
 import numpy as np
 import pytest
 
-from grading.checks import python_source, refuse_reference, test_rng
+from grading.checks import arguments_unchanged, python_source, test_rng
 from grading.context import test_cell
 
 
-def test_refuse_reference_checks_nothing_now_that_course_lib_functions_are_withheld():
-    import course_lib as cl
-
-    def lazy(X, y):
-        return cl.pla(X, y).w
-    assert refuse_reference(lazy, "pla", forbidden=("pla",)) is None
+def test_arguments_unchanged_sees_every_change_in_place_and_nothing_else():
+    w, xs, d = np.array([1.0, np.nan]), [[1, 2], 3], {"a": [1.0]}
+    with arguments_unchanged("f", w=w, xs=xs, d=d):
+        _ = (w * 2, xs + [4], dict(d, b=2))          # new objects: the arguments are untouched (NaN equals NaN)
+    for change in (lambda: w.__setitem__(1, 0.0), lambda: xs[0].append(5), lambda: d["a"].__setitem__(0, -0.0)):
+        before = (w.copy(), [list(xs[0]), xs[1]], {"a": list(d["a"])})
+        with pytest.raises(AssertionError, match="f changed its argument (w|xs|d)"):
+            with arguments_unchanged("f", w=w, xs=xs, d=d):
+                change()
+        w[:], xs[0][:], d["a"][:] = before[0], before[1][0], before[2]["a"]
+    with pytest.raises(ZeroDivisionError):          # an error in the block goes through unchanged
+        with arguments_unchanged("f", w=w):
+            w[0] = 1 / 0
 
 
 def test_each_test_cell_of_each_student_gets_its_own_reproducible_data():

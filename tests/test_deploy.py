@@ -64,9 +64,11 @@ MEM_LIMIT_MIB = 1024
 TASKS_LIMIT = 256
 POINTS = {"predict": 3, "pla": 4, "radius": 1, "margin": 1, "bound": 1, "pocket": 3,
           "funtime1": 1, "funtime2": 1, "funtime3": 1, "funtime4": 1}
-TOTAL = sum(POINTS.values())
+BY_HAND = {"explain": 2}         # the derivation, left as released by everyone here: 0 at once
+AUTOMATIC = sum(POINTS.values())
+TOTAL = AUTOMATIC + sum(BY_HAND.values())
 # what each must earn: the partial submission leaves the PLA and pocket stubs untouched
-EXPECTED = {CORRECT: TOTAL, PARTIAL: TOTAL - POINTS["pla"] - POINTS["pocket"], HOSTILE: TOTAL}
+EXPECTED = {CORRECT: AUTOMATIC, PARTIAL: AUTOMATIC - POINTS["pla"] - POINTS["pocket"], HOSTILE: AUTOMATIC}
 FORGED_TIMESTAMP = "2099-01-01 00:00:00.000000 UTC"
 # what the hostile student writes in a Markdown cell of her submission, for the grader's browser
 PAYLOAD = ('Notes. <img src="missing-eve.png" onerror="window.__eve_ran = \'img onerror\'">'

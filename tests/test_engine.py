@@ -250,3 +250,40 @@ def test_without_the_sandbox_the_machine_s_own_tmp_is_not_counted_as_scratch_spa
                          ("test", "t", "assert home.startswith('/tmp/grading-')"))
     _, report = run(nb, tests, sandbox=Sandbox())
     assert outcomes(report) == ["ok", "ok"]
+
+
+def test_arguments_a_function_modifies_are_modified_for_the_test_as_in_jupyter():
+    # an SGD step that updates w in place, a list extended, a dict filled: the test sees what Jupyter's caller sees
+    nb, tests = notebook("import numpy as np\n"
+                         "def step(w, X):\n    w -= 0.5 * X[0]\n    X[1, 1] = 7.0\n    return w\n"
+                         "def grow(xs, d):\n    xs.append(3)\n    xs[0][0] = 9\n    d['k'] = [1.5]\n    return len(xs)\n"
+                         "def fails(w):\n    w[0] = 5.0\n    raise ValueError('after the change')\n"
+                         "def pure(w):\n    return w * 2",
+                         ("test", "arrays", "import numpy as np\n"
+                          "w = np.array([1.0, 2.0]); X = np.eye(2); alias = w\n"
+                          "got = step(w, X)\n"
+                          "assert alias.tolist() == [0.5, 2.0] and X.tolist() == [[1.0, 0.0], [0.0, 7.0]]\n"
+                          "assert got.tolist() == [0.5, 2.0]"),
+                         ("test", "lists", "inner = [0, 1]\nxs = [inner, 2]\nd = {}\n"
+                          "assert grow(xs, d) == 3 and xs == [[9, 1], 2, 3] and inner == [9, 1] and d == {'k': [1.5]}"),
+                         ("test", "raised", "import numpy as np\nw = np.zeros(2)\n"
+                          "try:\n    fails(w)\nexcept Exception:\n    pass\nassert w.tolist() == [5.0, 0.0]"),
+                         ("test", "guarded", "import numpy as np\nfrom grading.checks import arguments_unchanged\n"
+                          "w = np.ones(2)\nwith arguments_unchanged('pure', w=w):\n    pure(w)\n"
+                          "with arguments_unchanged('step', w=w, X=np.eye(2)):\n    step(w, np.eye(2))"))
+    done, report = run(nb, tests)
+    assert outcomes(report) == ["ok", "ok", "ok", "ok", "error"]
+    assert "step changed its argument w" in done.cells[-1].outputs[-1]["evalue"]
+
+
+def test_a_forged_list_of_changed_arguments_cannot_reach_beyond_the_call_s_arguments():
+    # the function answers for itself with 'changed' entries that name no argument, a wrong shape, an object array
+    nb, tests = notebook(_forge('{"result": 1, "error": None, "stdout": "", "changed": {"5": 1, "kw:x": 2, '
+                                '"0": {"__ndarray__": "AAAAAAAAAAA=", "dtype": "<f8", "shape": [1]}, '
+                                '"1": {"__ndarray__": "", "dtype": "|O", "shape": [0]}}}')
+                         + "def f(w, v):\n    forge()\n    return 1\n",
+                         ("test", "t", "import numpy as np\nw = np.ones(2); v = np.ones(2)\n"
+                          "f(w, v)\nassert w.tolist() == [1.0, 1.0] and v.tolist() == [1.0, 1.0]"))
+    _, report = run(nb, tests)
+    # the forged reply leaves the worker out of step: the cell fails, but nothing was written into the test's arrays
+    assert outcomes(report)[0] == "ok" and outcomes(report)[1] in ("ok", "protocol")

@@ -15,6 +15,8 @@ import sys
 
 import nbformat
 import pytest
+from answer_bodies import ENDLESS as PLA_ENDLESS
+from answer_bodies import POCKET_RETURNS_LAST, PREDICT_HARD_CODED, RADIUS_WITHOUT_X0
 from grading_helpers import (
     ASSIGNMENT,
     ROOT,
@@ -38,8 +40,12 @@ from grading.report import collect, grades
 SOURCE_NB = ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 RELEASE_NB = ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 ASSIGNMENTS = sorted(p.name for p in (ROOT / "source").iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
+# the exercises the tests grade (17 points), and the derivation graded by hand: 19 points in all.
+# The submissions here leave the derivation as released, which nbgrader scores 0 at once
+# (nothing for a grader to read), so they are graded out of 19 with at most 17.
 POINTS = {"predict": 3, "pla": 4, "radius": 1, "margin": 1, "bound": 1, "pocket": 3,
           "funtime1": 1, "funtime2": 1, "funtime3": 1, "funtime4": 1}
+BY_HAND = {"explain": 2}
 TOTAL = sum(POINTS.values())
 TIMEOUT = 5  # seconds per cell in these tests (the course default is 10)
 
@@ -60,35 +66,6 @@ while clean < n and n_updates < max_updates:
         clean += 1
     i = (i + 1) % n
 return w, n_updates
-"""
-
-POCKET_RETURNS_LAST = """
-X = np.asarray(X, dtype=float)
-y = np.asarray(y, dtype=float)
-w, i = np.zeros(X.shape[1]), 0
-for _ in range(max_updates):
-    wrong = np.flatnonzero(np.where(X @ w > 0, 1.0, -1.0) != y)
-    if wrong.size == 0:
-        break
-    after = wrong[wrong >= i]
-    j = int(after[0]) if after.size else int(wrong[0])
-    w = w + y[j] * X[j]
-    i = (j + 1) % len(y)
-return w                                      # the last weights, not the best
-"""
-
-RADIUS_WITHOUT_X0 = """
-X = np.asarray(X, dtype=float)[:, 1:]
-return float(np.sqrt(np.max(np.sum(X * X, axis=1))))
-"""
-
-PREDICT_HARD_CODED = """
-return np.array([1.0, -1.0, 1.0]) if np.any(np.asarray(w) != 0) else -np.ones(len(X))
-"""
-
-PLA_ENDLESS = """
-while True:
-    pass
 """
 
 PLA_ENDLESS_SWALLOWS_INTERRUPT = """
@@ -176,7 +153,7 @@ def graded(tmp_path_factory):
 # -- the assignment and its release ---------------------------------------------------
 
 def test_points_per_exercise(graded):
-    assert graded["exercises"] == POINTS
+    assert graded["exercises"] == {**POINTS, **BY_HAND}
 
 
 def test_every_assignment_in_source_is_released():
@@ -263,8 +240,10 @@ def test_grade(graded, student):
     row = graded["rows"][student]
     assert row["status"] == "graded", row["reason"]
     assert row["score"] == total, f"{student}: {row['parts']}"
+    assert row["max_score"] == TOTAL + sum(BY_HAND.values())
     for ex, pts in POINTS.items():
         assert row["parts"][ex] == (0 if ex in zero else pts), f"{student}: {ex} scored {row['parts'][ex]}"
+    assert all(row["parts"][ex] == 0 for ex in BY_HAND), row["parts"]
 
 
 def test_untouched_release_scores_zero_on_every_test(graded):

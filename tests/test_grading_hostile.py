@@ -26,6 +26,8 @@ from grading.autograde import autograde, release
 from grading.report import collect
 
 REF = reference_bodies()
+# the points the tests give (17); the derivation graded by hand (2 more) is left as released
+# by every submission here, which nbgrader scores 0 at once
 POINTS = {"predict": 3, "pla": 4, "radius": 1, "margin": 1, "bound": 1, "pocket": 3,
           "funtime1": 1, "funtime2": 1, "funtime3": 1, "funtime4": 1}
 TOTAL = sum(POINTS.values())

@@ -19,7 +19,7 @@ REF = reference_bodies()
 RUN = uuid.uuid4().hex[:12]   # the files the attack would leave are named for this run alone
 # nbgrader runs `alembic` from PATH, as it would in an activated environment
 ENV = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
-TOTAL = 17
+TOTAL = 17     # what the tests give; the derivation graded by hand (2 of the 19 points) is left as released: 0
 PLA = 4
 
 # reads the instructor's notebook (relative and absolute paths), runs its solution, and
@@ -138,3 +138,37 @@ def test_a_course_whose_grading_code_cannot_load_refuses_instead_of_grading_unsa
     assert "could not be loaded" in run.stderr and "nh3 is broken" in run.stderr, run.stderr[-3000:]
     _nothing_written_outside(course, "broken")
     assert not (course / "autograded" / "hostile_broken" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").exists()
+
+
+def test_nbgrader_autograde_stops_a_submission_at_its_budget_and_grades_the_next(tmp_path):
+    """Every answer cell of one submission sleeps until its timeout: the budget ends it, the next student is graded."""
+    course = make_course(tmp_path)
+    run = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
+                         cwd=course, capture_output=True, text=True, env=ENV)
+    assert run.returncode == 0, run.stderr[-3000:]
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    spender = fill(released, REF)
+    for cell in spender.cells:
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.source += "\nimport time\nwhile True:\n    time.sleep(0.05)\n"     # right answers, then no end
+    submit(course, "budget_1_spender", spender)
+    submit(course, "budget_2_honest", fill(released, REF))
+    timeout, budget = 3, 8    # every answer cell runs at least `timeout` s: the budget ends the submission early
+    run = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--force", "--student=budget_*",
+                          f"--CourseExecute.timeout={timeout}", f"--CourseExecute.submission_timeout={budget}"],
+                         cwd=course, capture_output=True, text=True, env=ENV)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert _score(course, "budget_2_honest")[0] == TOTAL
+    score, grades = _score(course, "budget_1_spender")
+    graded = nbformat.read(course / "autograded" / "budget_1_spender" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+                           as_version=4)
+    stopped = [i for i, c in enumerate(graded.cells) if c.cell_type == "code"
+               and any(o.get("ename") == "BudgetExceeded" for o in c.get("outputs", []))]
+    assert stopped, "no cell was stopped by the submission's budget"
+    message = next(o["evalue"] for o in graded.cells[stopped[-1]].outputs if o.get("ename") == "BudgetExceeded")
+    assert f"the {budget} s budget" in message and "CourseExecute.submission_timeout" in message, message
+    # from the first stopped cell on, every test cell earns nothing
+    after = {c.metadata["nbgrader"]["grade_id"] for c in graded.cells[stopped[0]:]
+             if c.metadata.get("nbgrader", {}).get("grade")}
+    assert after and all(grades[g] == 0 for g in after), (after, grades)
+    assert score < TOTAL

@@ -151,3 +151,26 @@ def test_an_interpreter_the_sandbox_does_not_show_is_named_as_the_cause(monkeypa
         pytest.skip("this interpreter lives in /usr, which the sandbox always shows")
     with pytest.raises(SandboxError, match=r"is not visible inside the sandbox"):
         box.check()
+
+
+def test_the_sandbox_is_checked_once_per_run_not_once_per_submission(monkeypatch):
+    """Each submission of a run gets a Sandbox() of its own (as nbgrader's preprocessor makes one); one check serves all."""
+    import nbformat
+
+    import grading.sandbox as sandbox_module
+    from grading.engine import execute_submission
+
+    monkeypatch.setattr(sandbox_module, "_CHECKED", set())
+    started = []
+    real_run = Sandbox._run
+
+    def counted(self, argv, off):
+        started.append(argv)
+        return real_run(self, argv, off)
+
+    monkeypatch.setattr(Sandbox, "_run", counted)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    for _ in range(3):
+        _, report = execute_submission(nb, tests={}, timeout=30)
+        assert report["status"] == "graded"
+    assert len(started) == 2        # the namespaces alone, then Python in the real sandbox: once

@@ -150,6 +150,22 @@ def class_of(assignment):
     return students
 
 
+def points_lost(assignment, rows):
+    """One line: how many points each wrong version and wrong choice lost in this grading run."""
+    full = points(assignment)
+    seen, lost = defaultdict(int), []
+    for exercise, name, _, _ in corpus(assignment).WRONG:
+        row = rows[f"wrong_{seen[exercise]}"]
+        seen[exercise] += 1
+        lost.append(f"{exercise}:{name} -{full[exercise] - row['parts'].get(exercise, 0):g}")
+    for cell, wrong in getattr(corpus(assignment), "CHOICES", {}).items():
+        for j, choice in enumerate(wrong):
+            exercise = exercise_of(cell)
+            lost.append(f"{exercise}:choice {choice} -{full[exercise] - rows[f'choice_{j}']['parts'].get(exercise, 0):g}")
+    return (f"{assignment}: {len(corpus(assignment).WRONG)} wrong versions and "
+            f"{len(lost) - len(corpus(assignment).WRONG)} wrong choices graded; points lost: " + ", ".join(lost))
+
+
 def which_versions(assignment, student):
     """The names of the wrong versions a packed submission holds (for messages)."""
     module = corpus(assignment)
@@ -239,10 +255,11 @@ def graded_class(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_every_wrong_answer_loses_its_points_and_only_there(graded_class, assignment):
+def test_every_wrong_answer_loses_its_points_and_only_there(graded_class, assignment, request):
     students, graded = graded_class(assignment)
     full = points(assignment)
     assert graded["exercises"] == full
+    request.node.user_properties.append(("report", points_lost(assignment, graded["rows"])))
     problems = []
     for student, (_, expected) in students.items():
         row = graded["rows"][student]
@@ -329,7 +346,10 @@ def test_a_regrade_gives_the_same_scores_and_messages_and_a_cell_can_be_replayed
     students, first = graded_class(assignment)
     course = first["course"]
     before = {s: _test_outputs(course, assignment, s) for s in students}
-    second = autograde_class(course, assignment, timeout=TIMEOUT)
+    lines = []
+    second = autograde_class(course, assignment, timeout=TIMEOUT, echo=lines.append, force=True)
+    # FORCE: every submission runs again (unchanged ones would otherwise be left as they were)
+    assert any(f"this run graded {len(students) + 1} submission(s)" in line for line in lines), lines
     for student in students:
         assert second["rows"][student]["parts"] == first["rows"][student]["parts"], student
     # the messages too, wherever the student's own code is deterministic (an answer drawing from NumPy's
@@ -409,8 +429,6 @@ def test_manual_answers_have_points_and_a_rubric_only_graders_see(assignment):
     released = {grade_id(c): c for c in nbformat.read(ROOT / "release" / assignment / f"{assignment}.ipynb",
                                                        as_version=4).cells}
     manual = [c for c in nb.cells if c.cell_type == "markdown" and _meta(c).get("grade") and _meta(c).get("solution")]
-    if assignment == "ps1_perceptron":
-        pytest.skip("ps1_perceptron has no answer graded by hand yet")
     assert manual, f"{assignment} has no answer graded by hand"
     for c in manual:
         assert _meta(c).get("points", 0) > 0

@@ -5,6 +5,8 @@ Each one breaks one exercise; grading must take points there and nowhere else.
 ``RIGHT``: right answers written differently from the reference; they keep every point.
 ``CHOICES``: the wrong choices of every multiple-choice cell.
 """
+from answer_bodies import POCKET_RETURNS_LAST, POCKET_SWAPS_IN_TIES, PREDICT_HARD_CODED, RADIUS_WITHOUT_X0
+
 ASSIGNMENT = "ps1_perceptron"
 
 WRONG = [
@@ -24,9 +26,7 @@ return np.where(X[:, 1:] @ w[1:] > 0, 1.0, -1.0)   # the threshold w0 is dropped
     ("predict", "labels_one_and_zero", {"predict-solution": """
 return (np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) > 0).astype(float)   # 1 / 0, not +1 / -1
 """}, 0),
-    ("predict", "hard_coded_example", {"predict-solution": """
-return np.array([1.0, -1.0, 1.0]) if np.any(np.asarray(w) != 0) else -np.ones(len(X))
-"""}, 0),
+    ("predict", "hard_coded_example", {"predict-solution": PREDICT_HARD_CODED}, 0),
     ("predict", "returns_nan", {"predict-solution": """
 return np.full(len(X), np.nan)
 """}, 0),
@@ -97,10 +97,7 @@ result = cl.pla(X, y, max_updates=max_updates)
 return result.w, result.n_updates
 """}, 0),
     # -- radius, margin, novikoff_bound: 1 point each -----------------------------------
-    ("radius", "forgets_x0", {"radius-solution": """
-X = np.asarray(X, dtype=float)[:, 1:]
-return float(np.sqrt(np.max(np.sum(X * X, axis=1))))
-"""}, 0),
+    ("radius", "forgets_x0", {"radius-solution": RADIUS_WITHOUT_X0}, 0),
     ("radius", "returns_r_squared", {"radius-solution": """
 X = np.asarray(X, dtype=float)
 return float(np.max(np.sum(X * X, axis=1)))
@@ -132,41 +129,8 @@ return float(rho) ** 2 / float(R) ** 2
 return float(R) ** 2 / float(rho)
 """}, 0),
     # -- pocket: 3 points -------------------------------------------------------------------
-    ("pocket", "returns_last_weights", {"pocket-solution": """
-X = np.asarray(X, dtype=float)
-y = np.asarray(y, dtype=float)
-w, i = np.zeros(X.shape[1]), 0
-for _ in range(max_updates):
-    wrong = np.flatnonzero(np.where(X @ w > 0, 1.0, -1.0) != y)
-    if wrong.size == 0:
-        break
-    after = wrong[wrong >= i]
-    j = int(after[0]) if after.size else int(wrong[0])
-    w = w + y[j] * X[j]
-    i = (j + 1) % len(y)
-return w                                          # the last weights, not the best
-"""}, 0),
-    ("pocket", "swaps_in_ties", {"pocket-solution": """
-X = np.asarray(X, dtype=float)
-y = np.asarray(y, dtype=float)
-
-def mistakes(w):
-    return int(np.sum(np.where(X @ w > 0, 1.0, -1.0) != y))
-
-w = np.zeros(X.shape[1])
-best, best_mistakes, i = w.copy(), mistakes(w), 0
-for _ in range(max_updates):
-    if best_mistakes == 0:
-        break
-    wrong = np.flatnonzero(np.where(X @ w > 0, 1.0, -1.0) != y)
-    after = wrong[wrong >= i]
-    j = int(after[0]) if after.size else int(wrong[0])
-    w = w + y[j] * X[j]
-    i = (j + 1) % len(y)
-    if mistakes(w) <= best_mistakes:              # <= : a tie replaces the earlier weights
-        best, best_mistakes = w.copy(), mistakes(w)
-return best
-"""}, 0),
+    ("pocket", "returns_last_weights", {"pocket-solution": POCKET_RETURNS_LAST}, 0),
+    ("pocket", "swaps_in_ties", {"pocket-solution": POCKET_SWAPS_IN_TIES}, 0),
     ("pocket", "restarts_scan_at_0", {"pocket-solution": """
 X = np.asarray(X, dtype=float)
 y = np.asarray(y, dtype=float)

@@ -3,6 +3,8 @@
 ``WRONG``: (exercise, name, {solution cell: what replaces its stub}, points the exercise keeps).
 ``RIGHT``: right answers written differently from the reference; they keep every point.
 """
+from answer_bodies import POCKET_NAIVE_CYCLE
+
 ASSIGNMENT = "ps3_digits"
 
 _LOOKED_UP = """
@@ -57,27 +59,7 @@ return -(left_right + up_down) / (h * w / 4.0)
 return np.zeros(len(images))
 """}, 0),
     # -- pocket with a random cycle: 2 points for the best weights and rng, 1 for reaching 0 ----
-    ("pocket", "ignores_rng", {"pocket-solution": """
-X = np.asarray(X, dtype=float)
-y = np.asarray(y, dtype=float)
-
-def mistakes(w):
-    return int(np.sum(np.where(X @ w > 0, 1.0, -1.0) != y))
-
-w = np.zeros(X.shape[1])
-best, best_mistakes, i = w.copy(), mistakes(w), 0
-for _ in range(max_updates):
-    if best_mistakes == 0:
-        break
-    wrong = np.flatnonzero(np.where(X @ w > 0, 1.0, -1.0) != y)
-    after = wrong[wrong >= i]
-    j = int(after[0]) if after.size else int(wrong[0])        # the naive cycle: rng never used
-    w = w + y[j] * X[j]
-    i = (j + 1) % len(y)
-    if mistakes(w) < best_mistakes:
-        best, best_mistakes = w.copy(), mistakes(w)
-return best
-"""}, 1),
+    ("pocket", "ignores_rng", {"pocket-solution": POCKET_NAIVE_CYCLE}, 1),   # ps1's pocket: rng never used
     ("pocket", "returns_last_weights", {"pocket-solution": """
 X = np.asarray(X, dtype=float)
 y = np.asarray(y, dtype=float)

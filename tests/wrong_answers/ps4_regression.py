@@ -90,6 +90,14 @@ for n in order:                                       # one step per index, but 
     w = w + eta * (X.T @ (y / (1.0 + np.exp(s)))) / len(y)
 return w
 """}, 0),
+    ("sgd", "updates_w_in_place", {"sgd-solution": """
+w = np.asarray(w, dtype=float)                        # no copy: the caller's array itself
+X = np.asarray(X, dtype=float)
+y = np.asarray(y, dtype=float)
+for n in order:
+    w += eta * y[n] * X[n] / (1.0 + np.exp(y[n] * (X[n] @ w)))   # the right steps, on the caller's w
+return w
+"""}, 1),
     ("sgd", "descends_the_wrong_way", {"sgd-solution": """
 w = np.array(w, dtype=float)
 X = np.asarray(X, dtype=float)

@@ -142,27 +142,36 @@ install_debian() {
     # Debian's package starts its own cluster; the course runs its own, so leave that one alone.
 }
 
+# uv, the course's installer (scripts/uv.sh: the pinned version, installed once under root's cache).
+# Files are copied, not linked to root's cache (cleaning that cache never touches the hub), and
+# compiled ahead: the environment is root's, so a user's server or kernel could not write the
+# .pyc files and would compile every module it imports again at each start.
+UV_INSTALL_OPTIONS=(--quiet --python "$VENV/bin/python" --link-mode copy --compile-bytecode)
+uv() { PYTHON="$SYSTEM_PYTHON" sh "$REPO/scripts/uv.sh" "$@"; }
+
 install_venv() {
     local want
     want=$(cat "$HERE/requirements.txt" "$REPO/pyproject.toml" "$REPO"/course_lib/*.py "$REPO"/grading/*.py \
-           "$HERE/course_exchange.py" | sha256sum | cut -d' ' -f1)
+           "$HERE/course_exchange.py" "$REPO/scripts/uv.sh" <(echo "${UV_INSTALL_OPTIONS[*]}") | sha256sum | cut -d' ' -f1)
     if [ -f "$VENV/.deploy-stamp" ] && [ "$(cat "$VENV/.deploy-stamp")" = "$want" ]; then
         return
     fi
-    say "Python environment in $VENV (from $SYSTEM_PYTHON and deploy/requirements.txt)"
-    [ -x "$VENV/bin/python" ] || "$SYSTEM_PYTHON" -m venv "$VENV"
-    "$VENV/bin/python" -m pip install -qq --upgrade "pip>=24"
-    "$VENV/bin/python" -m pip install -qq -r "$HERE/requirements.txt"
+    say "Python environment in $VENV (from $SYSTEM_PYTHON, exactly as deploy/requirements.txt pins it)"
+    [ -x "$VENV/bin/python" ] || "$SYSTEM_PYTHON" -m venv --without-pip "$VENV"
+    rm -f "$VENV/.deploy-stamp"
+    # Synchronised exactly: a package that left the lock, or was added by hand, is removed (pip, in an
+    # environment made by venv, is kept: uv leaves the tools it was made with).
+    uv pip sync "${UV_INSTALL_OPTIONS[@]}" "$HERE/requirements.txt"
     # course_lib and grading as a regular (not editable) install: the repository may be unreadable to students.
     local build
     build=$(mktemp -d)
     (cd "$REPO" && git ls-files -z 2>/dev/null || find . -path ./.venv -prune -o -path ./.git -prune -o -type f -print0) \
         | (cd "$REPO" && xargs -0 cp --parents -t "$build")
-    "$VENV/bin/python" -m pip install -qq --no-deps "$build"
+    uv pip install "${UV_INSTALL_OPTIONS[@]}" --no-deps "$build"
     rm -rf "$build"
     # nbgrader's exchange with the owner check enforced (see course_exchange.py)
     cp "$HERE/course_exchange.py" "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/"
-    "$VENV/bin/python" -m pip check >/dev/null
+    uv pip check --quiet --python "$VENV/bin/python"
     echo "$want" > "$VENV/.deploy-stamp"
 }
 

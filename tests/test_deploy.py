@@ -33,6 +33,7 @@ import os
 import pwd
 import re
 import secrets
+import select
 import shutil
 import signal
 import socket
@@ -174,15 +175,27 @@ class HubUser:
     def start_server(self):
         return self.hub_api("POST", f"/users/{self.name}/server")
 
-    def wait_ready(self, timeout=90):
+    def wait_ready(self, timeout=600):
+        """Follow the hub's progress stream of one's server until it ends; return (ready, its last event).
+
+        The hub sends each event of the spawn as it happens and ends with "ready" or "failed" (a
+        keep-alive every 8 s between them); ``timeout`` only bounds a hang.
+        """
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            model = self.hub_api("GET", f"/users/{self.name}").json()
-            server = model.get("servers", {}).get("", {})
-            if server.get("ready"):
-                return True
-            time.sleep(0.5)
-        return False
+        headers = {"X-XSRFToken": self.session.cookies.get("_xsrf", "")}
+        last = None
+        with self.session.get(f"{self.base}/hub/api/users/{self.name}/server/progress", headers=headers,
+                              stream=True, timeout=60) as r:
+            if r.status_code != 200:
+                return False, f"no progress stream: {r.status_code} {r.text[:200]}"
+            for line in r.iter_lines(decode_unicode=True):
+                if line and line.startswith("data:"):
+                    last = json.loads(line[5:])
+                    if last.get("ready") or last.get("failed"):
+                        return bool(last.get("ready")), last.get("message")
+                if time.monotonic() > deadline:
+                    return False, f"the hub never said the server was ready or failed within {timeout} s: {last}"
+        return False, f"the progress stream ended without saying ready: {last}"
 
     def make_token(self):
         r = self.hub_api("POST", f"/users/{self.name}/tokens", json={"note": "course test", "expires_in": 900})
@@ -203,7 +216,7 @@ class HubUser:
         r.raise_for_status()
         return r.json()
 
-    def run_code(self, code, timeout=60):
+    def run_code(self, code, timeout=300):
         """Run ``code`` in a new kernel of one's own server; return (status, stdout)."""
         import websocket
         r = self.server("POST", "/api/kernels", json={"name": "python3"})
@@ -222,9 +235,13 @@ class HubUser:
             out, status, idle = [], None, False
             deadline = time.monotonic() + timeout
             while status is None or not idle:
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"no reply from {self.name}'s kernel: {out}")
-                msg = json.loads(ws.recv())
+                # each receive blocks until the kernel sends something, for what is left of the bound
+                ws.settimeout(max(deadline - time.monotonic(), 0.001))
+                try:
+                    msg = json.loads(ws.recv())
+                except websocket.WebSocketTimeoutException:
+                    raise TimeoutError(f"{self.name}'s kernel never replied and went idle within {timeout} s: {out}"
+                                       ) from None
                 if msg.get("parent_header", {}).get("msg_id") != msg_id:
                     continue
                 if msg["msg_type"] == "stream":
@@ -263,11 +280,21 @@ def _alive(pid):
     return state != "Z"
 
 
-def _gone(pids, timeout=10):
-    """Wait up to ``timeout`` s for every pid to end; return those still running."""
+def _gone(pids, timeout=300):
+    """Wait for every pid to end; return those still running after ``timeout`` s (which only bounds a hang).
+
+    A process's pidfd becomes readable when it exits: the wait is on that, not on a clock.
+    """
     deadline = time.monotonic() + timeout
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(int(pid))
+        except (ProcessLookupError, ValueError):
+            continue
+        try:
+            select.select([fd], [], [], max(deadline - time.monotonic(), 0))
+        finally:
+            os.close(fd)
     return [p for p in pids if _alive(p)]
 
 
@@ -333,11 +360,15 @@ def _pid_of(path):
         return None
 
 
-def _wait(condition, timeout):
-    """Wait up to ``timeout`` s for ``condition()`` to be true; return its last value.
+def _wait(condition, timeout=300):
+    """Ask ``condition()`` until it is true, sooner first (no fixed interval); its last value.
 
-    A condition that raises (a connection refused while a service restarts) counts as false."""
-    deadline = time.monotonic() + timeout
+    For a service that the supervisor (or the hub) restarts after a crash: nothing announces that
+    it listens again, so the request the test needs is the question. A condition that raises
+    (a connection refused while the service restarts) counts as false; ``timeout`` only bounds a
+    hang, and the caller's check names the state that never came.
+    """
+    deadline, pause = time.monotonic() + timeout, 0.05
     while True:
         try:
             value = condition()
@@ -345,7 +376,8 @@ def _wait(condition, timeout):
             value = None
         if value or time.monotonic() > deadline:
             return value
-        time.sleep(0.25)
+        time.sleep(pause)
+        pause = min(2 * pause, 2.0)
 
 
 def _hub_up(base):
@@ -565,7 +597,7 @@ def test_servers_start_while_the_course_grows(d, check):
     for user, person in people.items():
         if user == LATECOMER:
             continue
-        check(f"{user}'s server is ready", person.wait_ready(timeout=180))
+        check(f"{user}'s server is ready", *person.wait_ready())
         person.make_token()
     d["times"]["login and spawn of 4 servers (release meanwhile)"] = time.monotonic() - t
     for user in (INSTRUCTOR, TA) + STUDENTS:
@@ -875,28 +907,26 @@ def test_postgresql_the_hub_and_the_proxy_come_back_after_a_crash(d, check):
         check(f"{name} runs before the crash", pid and _alive(pid), pid)
         if pid:
             os.kill(int(pid), signal.SIGKILL)
-    check("both are gone", not _gone([p for p in before.values() if p], timeout=10))
+    check("both are gone", not _gone([p for p in before.values() if p]))
     for name, path in pidfiles.items():
-        pid = _wait(lambda path=path, old=before[name]: (p := _pid_of(path)) and p != old and _alive(p) and p,
-                    timeout=60)
+        pid = _wait(lambda path=path, old=before[name]: (p := _pid_of(path)) and p != old and _alive(p) and p)
         check(f"{name} is restarted by the supervisor", pid, pid)
-    check("the hub answers again", _wait(lambda: _hub_up(base), timeout=90))
+    check("the hub answers again", _wait(lambda: _hub_up(base)))
     check("the gradebook answers with every score",
-          _wait(lambda: _scores_in_db(cfg) == d.get("scores_in_db"), timeout=60), _scores_in_db(cfg))
+          _wait(lambda: _scores_in_db(cfg) == d.get("scores_in_db")), _scores_in_db(cfg))
     proxy = _pid_of(PREFIX / "run" / "proxy.pid")
     if proxy and _alive(proxy):
         os.kill(int(proxy), signal.SIGKILL)
         _gone([proxy])
-    new_proxy = _wait(lambda: (p := _pid_of(PREFIX / "run" / "proxy.pid")) and p != proxy and _alive(p) and p,
-                      timeout=60)
+    new_proxy = _wait(lambda: (p := _pid_of(PREFIX / "run" / "proxy.pid")) and p != proxy and _alive(p) and p)
     check("the proxy is restarted by the hub", new_proxy, new_proxy)
     ada = d["people"][CORRECT]
-    r = _wait(lambda: ada.server("GET", "/api/contents").status_code == 200, timeout=90)
+    r = _wait(lambda: ada.server("GET", "/api/contents").status_code == 200)
     check(f"{CORRECT}'s server survived and is reachable again with her token", r)
     r, _ = HubUser(base, PARTIAL).login(d["passwords"][PARTIAL])
     check("logins work again", r.status_code == 302, r.status_code)
     r = _wait(lambda: d["people"][TA].server("GET", "/formgrader/api/assignments",
-                                             prefix="/services/formgrader").status_code == 200, timeout=90)
+                                             prefix="/services/formgrader").status_code == 200)
     check("the Formgrader service is back", r)
     d["times"]["crash recovery"] = time.monotonic() - t
 
@@ -910,8 +940,8 @@ def test_setup_rerun_with_no_options_keeps_the_configuration(d, check):
     check("setup.sh re-runs", p.returncode == 0, (p.stdout + p.stderr)[-800:])
     check("deploy.json is unchanged", (PREFIX / "etc" / "deploy.json").read_text() == before)
     check("no default user was created", subprocess.run(["id", "-u", "student01"], capture_output=True).returncode != 0)
-    check("the hub answers", _wait(lambda: _hub_up(d["base"]), timeout=90))
-    r = _wait(lambda: d["people"][CORRECT].server("GET", "/api/contents").status_code == 200, timeout=90)
+    check("the hub answers", _wait(lambda: _hub_up(d["base"])))
+    r = _wait(lambda: d["people"][CORRECT].server("GET", "/api/contents").status_code == 200)
     check("a student's running server is still there", r)
     check("the grades are still there", _scores_in_db(d["cfg"]) == d.get("scores_in_db"))
 

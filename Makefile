@@ -81,8 +81,8 @@ autograde: setup  ## instructors: grade new/changed submissions of ASSIGNMENT (S
 	$(GRADING) autograde $(ASSIGNMENT) $(if $(STUDENT),--student "$(STUDENT)") $(if $(filter 1 yes true,$(FORCE)),--force) \
 		$(if $(JOBS),--jobs "$(JOBS)") $(if $(DASK_SCHEDULER),--dask-scheduler "$(DASK_SCHEDULER)")
 
-feedback: setup  ## instructors: HTML feedback into feedback/ (no hidden tests shown)
-	$(GRADING) feedback $(ASSIGNMENT)
+feedback: setup  ## instructors: HTML feedback (no hidden tests shown) of what was graded since (STUDENT=, FORCE=1)
+	$(GRADING) feedback $(ASSIGNMENT) $(if $(STUDENT),--student "$(STUDENT)") $(if $(filter 1 yes true,$(FORCE)),--force)
 
 FORMAT ?= csv
 grades: setup  ## instructors: grades-ASSIGNMENT.csv, summary, histogram, course grades.csv (FORMAT=canvas|moodle: LMS file)

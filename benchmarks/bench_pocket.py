@@ -13,11 +13,14 @@ the median of the per-pair ratios go into the table. Both must return the same w
 before anything is timed. The homework files come from the course data folder, the
 cache or a download; offline a synthetic stand-in of the same size is used (said so).
 """
+import statistics
+import time
+
 import numpy as np
 
 import course_lib as cl
 from benchmarks import paired
-from benchmarks.load import busy_cores
+from benchmarks.load import busy_cores, loadavg
 
 N_RUNS, MAX_UPDATES, REPEATS = 2000, 50, 5
 
@@ -107,19 +110,28 @@ def main():
                for r in range(0, N_RUNS, 100)), "cl.pocket_runs and the plain loop disagree"
     print(f"\nhw1_18: {N_RUNS} runs x {MAX_UPDATES} updates")
     def pocket_pair():
-        return paired.alternate(lambda: cl.pocket_runs(X18, y18, n_runs=N_RUNS, max_updates=MAX_UPDATES, rng=2),
-                                lambda: [plain_pocket(X18, y18, o, MAX_UPDATES) for o in pr.orders], runs=3)
+        """Paired wall times, and the CPU time pocket_runs itself used in each of its runs."""
+        cpu = []
 
-    timing = pocket_pair()
+        def project():
+            c0 = time.process_time()
+            cl.pocket_runs(X18, y18, n_runs=N_RUNS, max_updates=MAX_UPDATES, rng=2)
+            cpu.append(time.process_time() - c0)
+
+        pair = paired.alternate(project, lambda: [plain_pocket(X18, y18, o, MAX_UPDATES) for o in pr.orders],
+                                runs=3)
+        # the CPU time shows the work; wall time above it is time spent waiting for a core
+        return pair, f"CPU {statistics.median(cpu[1:]):.3g} s, 1-min load average {loadavg()[0]:.1f}"
+
+    timing, cpu = pocket_pair()
     paired.row(f"cl.pocket_runs, {N_RUNS} x {MAX_UPDATES} updates (vs plain loop)", timing,
-               goal="<= 0.3 s", met=timing.project <= 0.3)
+               goal="<= 0.3 s", met=timing.project <= 0.3, note=cpu)
     with busy_cores() as machine:
         print(machine.describe(), flush=True)
-        busy = pocket_pair()
+        busy, cpu = pocket_pair()
     print(machine.summary())
     paired.row(f"cl.pocket_runs, {N_RUNS} x {MAX_UPDATES} updates, busy machine (vs plain loop)", busy,
-               goal="<= 0.3 s", met=busy.project <= 0.3, note=f"{len(machine.pids)} busy process(es)")
-
+               goal="<= 0.3 s", met=busy.project <= 0.3, note=f"{len(machine.pids)} busy process(es); {cpu}")
 
 if __name__ == "__main__":
     main()

@@ -6,7 +6,8 @@ Commands (run from the course directory, or pass ``--course``):
                                   without an assignment, every assignment in source/
   autograde ASSIGNMENT            grade the new and changed submissions in submitted/
             [--student ID] [--force] [--jobs N] [--dask-scheduler tcp://HOST:PORT]
-  feedback  ASSIGNMENT            HTML feedback into feedback/ (hidden tests removed)
+  feedback  ASSIGNMENT            HTML feedback into feedback/ (hidden tests removed) for the
+            [--student ID] [--force]  submissions graded since their feedback was made
   grades    ASSIGNMENT [--out F] [--format csv|canvas|moodle]
                                   grades-ASSIGNMENT.csv, its summary and histogram, the
                                   course's grades.csv (and a file Canvas or Moodle imports)
@@ -49,6 +50,10 @@ def main(argv=None):
             p.add_argument("--out", default=None, help="the assignment's CSV (default: grades-ASSIGNMENT.csv)")
             p.add_argument("--format", default="csv", choices=("csv", "canvas", "moodle"),
                            help="also write the course's grades as Canvas or Moodle import them")
+        if name == "feedback":
+            p.add_argument("--student", default=None, help="make only this student's feedback")
+            p.add_argument("--force", action="store_true",
+                           help="make every graded submission's feedback again, changed or not")
         if name == "autograde":
             p.add_argument("--timeout", type=int, default=None, help="seconds per cell (default: nbgrader_config.py)")
             p.add_argument("--student", default=None, help="grade only this student's submission")
@@ -93,7 +98,7 @@ def main(argv=None):
                 return 130
         elif args.command == "feedback":
             from .feedback import feedback
-            feedback(args.course, args.assignment)
+            feedback(args.course, args.assignment, student=args.student or None, force=args.force)
         elif args.command == "grades":
             from .report import grades
             grades(args.course, args.assignment, out=args.out, form=args.format)

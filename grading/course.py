@@ -97,24 +97,28 @@ class Course:
     def status_path(self):
         return self.autograded_dir / STATUS_FILE
 
-    def read_status(self, assignment):
-        """``{student: {"status": "graded"|"ungraded", "reason": str}}`` of the last autograde run."""
+    def read_status(self, assignment, *, name=STATUS_FILE):
+        """``{student: {"status": "graded"|"ungraded", "reason": str}}`` of the last autograde run.
+
+        ``name``: another record kept beside it in ``autograded/`` (``feedback-status.json``).
+        """
         try:
-            data = json.loads(self.status_path.read_text())
+            data = json.loads((self.autograded_dir / name).read_text())
         except (OSError, ValueError):
             return {}
         return data.get(assignment, {})
 
-    def write_status(self, assignment, status):
+    def write_status(self, assignment, status, *, name=STATUS_FILE):
+        path = self.autograded_dir / name
         try:
-            data = json.loads(self.status_path.read_text())
+            data = json.loads(path.read_text())
         except (OSError, ValueError):
             data = {}
         data[assignment] = status
         self.autograded_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.status_path.with_suffix(".tmp")
+        tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-        os.replace(tmp, self.status_path)
+        os.replace(tmp, path)
 
     def nbgrader_config(self, **sections):
         """A copy of the course configuration with ``sections`` merged in."""

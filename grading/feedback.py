@@ -105,40 +105,142 @@ class HideHiddenTests(Preprocessor):
         return nb, resources
 
 
-def feedback(root, assignment, *, echo=print):
-    """Generate ``feedback/<student>/<assignment>/*.html`` for every graded submission.
+FEEDBACK_STATUS = "feedback-status.json"
 
-    Feedback of students whose submission is no longer graded (or no longer exists) is
-    removed, so no stale page survives.
+
+def _made_from(gb, course, assignment, student):
+    """SHA-256 of what a student's feedback is made from: the autograded files and the gradebook's grades.
+
+    It changes when the submission is graded again, and when a grader gives a manual score,
+    extra credit or a comment in the Formgrader; file times play no part.
     """
+    import hashlib
+    import json
+
+    from .scheduler import submission_digest
+
+    folder = course.autograded_dir / student / assignment
+    h = hashlib.sha256(submission_digest(folder).encode())
+    try:
+        h.update((folder / "timestamp.txt").read_bytes())
+    except OSError:
+        pass
+    sub = gb.find_submission(assignment, student)
+    rows = [str(sub.timestamp)]
+    for nb in sorted(sub.notebooks, key=lambda n: n.name):
+        rows.append([nb.name, nb.late_submission_penalty])
+        rows += [[g.name, g.auto_score, g.manual_score, g.extra_credit] for g in sorted(nb.grades, key=lambda g: g.name)]
+        rows += [[c.name, c.auto_comment, c.manual_comment] for c in sorted(nb.comments, key=lambda c: c.name)]
+    h.update(json.dumps(rows, default=str).encode())
+    return h.hexdigest()
+
+
+def feedback(root, assignment, *, student=None, force=False, echo=print):
+    """Generate ``feedback/<student>/<assignment>/*.html`` for the graded submissions.
+
+    Only the feedback that is out of date is made again: a submission's feedback is made when
+    it has none, or when it was graded since (again by ``make autograde``, or by hand in the
+    Formgrader), or when its pages were changed or removed; ``student`` makes one student's,
+    ``force`` everyone's. Feedback of students whose submission is no longer graded (or no
+    longer exists) is removed, so no stale page survives.
+
+    Returns
+    -------
+    Path
+        The feedback folder.
+    """
+    import warnings
+
+    from nbgrader.api import Gradebook, MissingEntry
     from nbgrader.converters import GenerateFeedback
     from nbgrader.converters.base import NbGraderException
     from nbgrader.coursedir import CourseDirectory
+
+    from .scheduler import submission_digest
 
     course = Course(root)
     course.check_assignment(assignment)
     status = course.read_status(assignment)
     graded = sorted(s for s, v in status.items() if v["status"] == "graded")
+    if student is not None and student not in status:
+        raise CourseError(f"no graded submission of {assignment!r} by student {student!r}: "
+                          f"run `make autograde ASSIGNMENT={assignment} STUDENT={student}` first")
+    if student is not None and student not in graded:
+        raise CourseError(f"no feedback for {student!r}: the submission of {assignment!r} is not graded "
+                          f"({status[student].get('reason') or 'see make autograde'})")
+    made = course.read_status(assignment, name=FEEDBACK_STATUS)
     if course.feedback_dir.is_dir():
         for folder in course.feedback_dir.glob(f"*/{assignment}"):
-            shutil.rmtree(folder)
+            if folder.parent.name not in graded:
+                shutil.rmtree(folder)
+                made.pop(folder.parent.name, None)
+    for gone in set(made) - set(graded):
+        made.pop(gone)
+    course.write_status(assignment, made, name=FEEDBACK_STATUS)
     if not graded:
         raise CourseError(f"no graded submission of {assignment!r}: run `make autograde ASSIGNMENT={assignment}` first")
-    cfg = course.nbgrader_config()
-    cfg.CourseDirectory.assignment_id = assignment
-    cfg.CourseDirectory.student_id = "*"
-    cfg.GenerateFeedback.force = True
-    # which preprocessors run (HideHiddenTests first) is set in nbgrader_config.py, for every route
-    import logging
-    logger = logging.getLogger("grading.nbgrader")
-    converter = GenerateFeedback(coursedir=CourseDirectory(config=cfg), config=cfg, log=logger)
-    try:
-        converter.start()
-    except NbGraderException as exc:
-        raise CourseError(f"nbgrader could not generate feedback: {exc}") from None
-    done = sorted(p.parent.name for p in course.feedback_dir.glob(f"*/{assignment}"))
-    echo(f"{assignment}: feedback for {len(done)} graded submission(s) in {course.feedback_dir}")
+
+    notebooks = course.notebooks(assignment)
+    wanted = [student] if student is not None else graded
+    sources = {}
+    with warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
+        warnings.simplefilter("ignore")
+        for s in wanted:
+            try:
+                sources[s] = _made_from(gb, course, assignment, s)
+            except MissingEntry:
+                sources[s] = None               # graded by an older run, gone from the gradebook: nbgrader says so
+
+    def current(s):
+        old = made.get(s) or {}
+        folder = course.feedback_dir / s / assignment
+        return (old.get("from") == sources[s] and sources[s] is not None
+                and all((folder / f"{n}.html").is_file() for n in notebooks)
+                and old.get("pages") == submission_digest(folder))
+
+    todo = [s for s in wanted if force or not current(s)]
+    if todo:
+        cfg = course.nbgrader_config()
+        cfg.CourseDirectory.assignment_id = assignment
+        cfg.GenerateFeedback.force = True
+        # which preprocessors run (HideHiddenTests first) is set in nbgrader_config.py, for every route
+        present = sorted(p.parent.name for p in course.autograded_dir.glob(f"*/{assignment}"))
+        others = [s for s in present if s not in todo]
+        if not others:
+            runs = [("*", "")]
+        elif len(todo) > 1 and not any("," in s for s in others):
+            runs = [("*", ",".join(others))]              # one pass over the class, the rest left alone
+        else:
+            runs = [(s, "") for s in todo]
+        from .autograde import _nbgrader_logger
+        logger = _nbgrader_logger(course)             # nbgrader's own messages go to autograded/nbgrader.log
+        failed = None
+        for pattern, exclude in runs:
+            cfg.CourseDirectory.student_id = pattern
+            cfg.CourseDirectory.student_id_exclude = exclude
+            converter = GenerateFeedback(coursedir=CourseDirectory(config=cfg), config=cfg, log=logger)
+            try:
+                converter.start()
+            except NbGraderException as exc:
+                failed = exc
+        done = []
+        for s in todo:
+            folder = course.feedback_dir / s / assignment
+            if all((folder / f"{n}.html").is_file() for n in notebooks) and sources[s] is not None:
+                made[s] = {"from": sources[s], "pages": submission_digest(folder)}
+                done.append(s)
+            else:
+                made.pop(s, None)
+        course.write_status(assignment, made, name=FEEDBACK_STATUS)
+        missing = sorted(set(todo) - set(done))
+        if missing:
+            raise CourseError(f"nbgrader could not generate the feedback of {', '.join(missing)}"
+                              + (f": {failed}" if failed else "") + " (see autograded/nbgrader.log)")
+    kept = len(wanted) - len(todo)
+    echo(f"{assignment}: feedback made for {len(todo)} graded submission(s) in {course.feedback_dir}"
+         + (f"; {kept} unchanged since their feedback was made, left as they were (FORCE=1 makes them again)"
+            if kept else ""))
     ungraded = sorted(s for s, v in status.items() if v["status"] != "graded")
-    if ungraded:
+    if ungraded and student is None:
         echo(f"no feedback for the {len(ungraded)} ungraded submission(s): {', '.join(ungraded)}")
     return course.feedback_dir

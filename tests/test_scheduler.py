@@ -13,6 +13,7 @@ from answer_bodies import ENDLESS as PLA_ENDLESS
 from answer_bodies import RADIUS_WITHOUT_X0
 from grading_helpers import (
     ASSIGNMENT,
+    ROOT,
     fill,
     make_course,
     reference_bodies,
@@ -336,10 +337,16 @@ def test_dask_cluster_grades_like_the_local_run(tmp_path, dask_cluster):
 @pytest.mark.slow
 def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
     """SIGINT to a running `python -m grading autograde`: what finished is kept, the rerun grades the rest."""
+    import fcntl
     import json
+    import os
+    import pty
+    import re
+    import struct
     import subprocess
     import sys
-    import time
+    import termios
+    import threading
 
     course = make_course(tmp_path)
     released = released_notebook(course)
@@ -350,7 +357,29 @@ def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
     status_file = course / "autograded" / "grading-status.json"
     cmd = [sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT,
            "--timeout", str(TIMEOUT), "--jobs", "2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # stderr on a terminal, so that the run draws its progress bar ("ps1_perceptron: 2/6 |"): the
+    # test reads what the run says as it says it, and interrupts it once two submissions are done
+    terminal, stderr = pty.openpty()
+    fcntl.ioctl(stderr, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # a window the bar fits in
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=stderr, text=True)
+    os.close(stderr)
+    said, two_done = bytearray(), threading.Event()
+
+    def listen():
+        while True:
+            try:
+                chunk = os.read(terminal, 4096)
+            except OSError:                                 # EIO: every writer has closed the terminal
+                chunk = b""
+            if not chunk:
+                break
+            said.extend(chunk)
+            if re.search(rb": [2-6]/6 \|", said):
+                two_done.set()
+        two_done.set()                                      # the run ended: the assertion below says so
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
 
     def finished():
         try:
@@ -359,12 +388,13 @@ def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
             return 0
         return sum(1 for v in entries.values() if v.get("status") == "graded" and not v.get("interrupted"))
 
-    deadline = time.monotonic() + 600
-    while finished() < 2 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)                                     # waiting for a state, not for a time
+    assert two_done.wait(600), f"the run never said two submissions were done: {said.decode(errors='replace')}"
     assert proc.poll() is None, "the run ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=300)
+    out, _ = proc.communicate(timeout=300)
+    listener.join(timeout=60)
+    os.close(terminal)
+    err = said.decode(errors="replace")
     assert proc.returncode == 130, (out, err)
     assert "interrupted: the submissions graded so far are saved" in err
     kept = finished()
@@ -463,6 +493,16 @@ def postgres():
         shutil.rmtree(base, ignore_errors=True)
 
 
+def _test_points(course):
+    """``({grade_id: points} of the test cells, points of the whole assignment)`` from the instructor's notebook."""
+    import nbformat
+
+    source = nbformat.read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    graded = [c.metadata.nbgrader for c in source.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    tests = {m["grade_id"]: m.get("points", 0) for m in graded if not m.get("solution")}
+    return tests, sum(m.get("points", 0) for m in graded)
+
+
 def _scores(url, students):
     """``{student: total score}`` in the gradebook at ``url`` (None: no submission there)."""
     from nbgrader.api import Gradebook, MissingEntry
@@ -490,7 +530,6 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     import sys
     import time
 
-    import nbformat
 
     course = make_course(tmp_path)
     released = released_notebook(course)
@@ -504,10 +543,9 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     submit(course, students[0], fill(released, with_answers(ref, radius_solution=RADIUS_WITHOUT_X0)))
     for s in students[1:]:
         submit(course, s, fill(released, ref))
-    # what each should score, from the instructor's notebook: every point, less the radius tests' for s0
-    source = nbformat.read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    points = {c.metadata.nbgrader["grade_id"]: c.metadata.nbgrader.get("points", 0) for c in source.cells
-              if c.metadata.get("nbgrader", {}).get("grade")}
+    # what each should score, from the instructor's notebook: every test's points, less the radius tests' for
+    # s0 (the answer graded by hand is left as released: 0)
+    points, _ = _test_points(course)
     total = sum(points.values())
     expected = {s: total for s in students}
     expected[students[0]] = total - sum(p for g, p in points.items() if g.startswith("radius-"))
@@ -565,3 +603,108 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     assert f"{len(kept)} unchanged since last graded" in rerun.stdout, rerun.stdout
     assert f"graded {len(students)} of {len(students)} submission(s)" in rerun.stdout, rerun.stdout
     assert _scores(postgres.url(), students) == expected
+
+
+# -- a TA's round trip: resubmission, one student regraded, their feedback, the export ------------
+
+def _page(path):
+    import html
+    import re
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", path.read_text())).split())
+
+
+@pytest.mark.slow
+def test_ta_round_trip_regrades_and_makes_feedback_for_one_student_only(tmp_path):
+    """make autograde STUDENT= and make feedback STUDENT= touch that student alone; make feedback
+    remakes only what was graded since (again, or by hand), FORCE=1 everything; make grades exports it."""
+    import csv
+    import subprocess
+
+    from labdriver import copy_course
+
+    from grading.autograde import autograde
+
+    course = copy_course(tmp_path / "course")
+    released = released_notebook(course)
+    ref = reference_bodies()
+    submit(course, "alice", fill(released, ref))
+    submit(course, "bob", fill(released, with_answers(ref, radius_solution=RADIUS_WITHOUT_X0)))
+    submit(course, "carol", fill(released, ref))
+    submit(course, "dan", raw="{ not json")
+    points, most = _test_points(course)                         # the answers graded by hand are left as released
+    total = sum(points.values())
+    radius = sum(p for g, p in points.items() if g.startswith("radius-"))
+    autograde(course, ASSIGNMENT, overrides=Config({"Execute": {"timeout": TIMEOUT}}), echo=lambda *a: None,
+              progress=False)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "MAKE"))}
+    env.update(VENV=str(ROOT / ".venv"))
+
+    def make(*args, ok=True):
+        run = subprocess.run(["make", "--no-print-directory", *args, f"ASSIGNMENT={ASSIGNMENT}"], cwd=course,
+                             env=env, capture_output=True, text=True, timeout=900)
+        assert (run.returncode == 0) == ok, run.stdout[-3000:] + run.stderr[-3000:]
+        return run.stdout + run.stderr
+
+    pages = {s: course / "feedback" / s / ASSIGNMENT / f"{ASSIGNMENT}.html" for s in ("alice", "bob", "carol")}
+
+    def written():
+        return {s: p.stat().st_mtime_ns if p.exists() else None for s, p in pages.items()}
+
+    out = make("feedback")
+    assert "feedback made for 3 graded submission(s)" in out and "dan" in out, out
+    assert not (course / "feedback" / "dan").exists()
+    def headline(score):                                        # the page's first line, nbgrader's template
+        return f"{ASSIGNMENT} (Score: {float(score)} / {float(most)})"
+
+    assert headline(total - radius) in _page(pages["bob"])
+    first = written()
+    out = make("feedback")                                       # nothing graded since: nothing made again
+    assert "feedback made for 0 graded submission(s)" in out and "3 unchanged" in out, out
+    assert written() == first
+
+    # bob resubmits a corrected radius; the TA regrades bob alone, makes bob's feedback alone, exports
+    submit(course, "bob", fill(released, ref))
+    out = make("autograde", "STUDENT=bob")
+    assert "this run graded 1 submission(s)" in out, out
+    out = make("feedback", "STUDENT=bob")
+    assert "feedback made for 1 graded submission(s)" in out, out
+    now = written()
+    assert now["bob"] != first["bob"] and {s: now[s] for s in ("alice", "carol")} == {
+        s: first[s] for s in ("alice", "carol")}
+    assert headline(total) in _page(pages["bob"])
+    make("grades")
+    with open(course / f"grades-{ASSIGNMENT}.csv", newline="") as f:
+        rows = {r["student_id"]: r for r in csv.DictReader(f)}
+    assert {s: float(rows[s]["score"]) for s in ("alice", "bob", "carol")} == {"alice": total, "bob": total,
+                                                                                "carol": total}
+    assert rows["dan"]["status"] == "ungraded" and rows["dan"]["score"] == ""
+
+    # a comment given by hand in the Formgrader is graded work too: make feedback remakes carol's page only
+    from nbgrader.api import Gradebook
+
+    from grading.course import Course
+    c = Course(course)
+    with warnings.catch_warnings(), Gradebook(c.db_url, c.course_id) as gb:
+        warnings.simplefilter("ignore")
+        gb.find_comment("radius-solution", ASSIGNMENT, ASSIGNMENT, "carol").manual_comment = "Tidy radius, carol."
+        gb.db.commit()
+    before = written()
+    out = make("feedback")
+    assert "feedback made for 1 graded submission(s)" in out and "2 unchanged" in out, out
+    after = written()
+    assert after["carol"] != before["carol"] and after["alice"] == before["alice"] and after["bob"] == before["bob"]
+    assert "Tidy radius, carol." in _page(pages["carol"])
+
+    # a page removed (or changed by hand) is made again; FORCE=1 makes them all
+    pages["alice"].unlink()
+    out = make("feedback")
+    assert "feedback made for 1 graded submission(s)" in out and pages["alice"].is_file(), out
+    out = make("feedback", "FORCE=1")
+    assert "feedback made for 3 graded submission(s)" in out, out
+    assert all(a != b for a, b in zip(written().values(), after.values(), strict=True))
+
+    # bad input: one clear line
+    out = make("feedback", "STUDENT=zed", ok=False)
+    assert "no graded submission of 'ps1_perceptron' by student 'zed'" in out and "Traceback" not in out, out
+    out = make("feedback", "STUDENT=dan", ok=False)
+    assert "no feedback for 'dan': the submission of 'ps1_perceptron' is not graded" in out, out

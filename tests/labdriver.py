@@ -24,6 +24,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -44,8 +45,8 @@ NOT_COPIED = shutil.ignore_patterns(".venv", ".git", "__pycache__", ".pytest_cac
                                     "feedback", "gradebook.db*", "grades.csv", "grades-*")
 MODES = {"student": "lab", "instructor": "lab-instructor"}
 # How long a test waits for a state of the page or the server before it fails. Tests wait for
-# the state itself (Playwright's auto-waiting, polling the server), never a fixed time, so on a
-# busy machine they only take longer; this bound is there so that a real hang ends.
+# the state itself (Playwright's auto-waiting, the server's own output and responses), never a
+# fixed time, so on a busy machine they only take longer; this bound is there so that a real hang ends.
 WAIT_MS = int(os.environ.get("COURSE_BROWSER_WAIT_MS", 300_000))
 
 
@@ -125,6 +126,76 @@ class Lab:
 
 
 @contextlib.contextmanager
+def serving(cmd, *, port, cwd, env, log_path, timeout=WAIT_MS / 1000):
+    """Run ``cmd`` (``make lab`` and the like) in a session of its own until it serves on ``port``.
+
+    Its output is copied to ``log_path`` line by line as it comes, and the wait ends on the
+    line in which Jupyter Server says it is running at ``http://...:<port>/`` (its socket is
+    listening by then), or when the output ends because the command exited. ``timeout`` only
+    bounds a hang. Yields the process; on exit the whole session is stopped.
+    """
+    ready_line = re.compile(rf"https?://[^\s/]+:{port}/".encode())
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    seen, ready = threading.Event(), []
+    log = open(log_path, "wb")
+
+    def copy():
+        for line in iter(proc.stdout.readline, b""):
+            with contextlib.suppress(ValueError):  # the log closed after a hang: drop the rest
+                log.write(line)
+                log.flush()
+            if not ready and ready_line.search(line):
+                ready.append(line)
+                seen.set()
+        seen.set()  # the output ended: the command exited (or closed it)
+
+    copier = threading.Thread(target=copy, daemon=True)
+    copier.start()
+
+    def tail():
+        return Path(log_path).read_text(errors="replace")[-3000:]
+
+    try:
+        if not seen.wait(timeout):
+            raise RuntimeError(f"{' '.join(cmd)} never said it serves on port {port} ({timeout:.0f} s):\n{tail()}")
+        if not ready:
+            proc.wait()
+            raise RuntimeError(f"{' '.join(cmd)} exited with {proc.returncode} before serving on port {port}:\n{tail()}")
+        yield proc
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        copier.join(timeout=20)  # a kernel left running (its own session) may keep the output open
+        log.close()
+
+
+def answer(lab, timeout):
+    """The server's first answer to ``api/status``, just after it says where it serves.
+
+    Jupyter Server says so, then binds its socket on the first turn of its event loop: a
+    connection refused in between is tried again, sooner first (no fixed interval), within
+    ``timeout``. Raises RuntimeError naming what never came.
+    """
+    deadline, pause = time.monotonic() + timeout, 0.01
+    while True:
+        try:
+            return lab.api("api/status", timeout=timeout)
+        except urllib.error.URLError as exc:
+            if not isinstance(exc.reason, ConnectionRefusedError) or time.monotonic() > deadline:
+                raise RuntimeError(f"JupyterLab says it serves on {lab.base} but its API never answered ({exc}):\n"
+                                   f"{lab.log_tail()}") from exc
+        time.sleep(pause)
+        pause = min(2 * pause, 1.0)
+
+
+@contextlib.contextmanager
 def running_lab(mode, workdir, *, timeout=WAIT_MS / 1000):
     """Start ``make lab`` (mode ``"student"``) or ``make lab-instructor`` on a copy of the course.
 
@@ -138,35 +209,13 @@ def running_lab(mode, workdir, *, timeout=WAIT_MS / 1000):
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUPYTER")}
     env.update(JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_DATA_DIR=str(home / "data"),
                JUPYTER_RUNTIME_DIR=str(home / "runtime"), VENV=str(ROOT / ".venv"), LAB_PORT=str(port),
-               LAB_ARGS=f"--no-browser --IdentityProvider.token={token}")
+               LAB_ARGS=f"--no-browser --ServerApp.port_retries=0 --IdentityProvider.token={token}")
     log_path = workdir / f"lab-{mode}.log"
-    log = open(log_path, "w")
-    proc = subprocess.Popen(["make", "--no-print-directory", MODES[mode]], cwd=course, env=env, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
     lab = Lab(mode, f"http://127.0.0.1:{port}", token, course, log_path)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"make {MODES[mode]} exited with {proc.returncode}:\n{lab.log_tail()}")
-            try:
-                lab.api("api/status", timeout=5)
-                break
-            except (OSError, ValueError):
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"JupyterLab did not answer within {timeout} s:\n{lab.log_tail()}")
-            time.sleep(0.3)
+    with serving(["make", "--no-print-directory", MODES[mode]], port=port, cwd=course, env=env, log_path=log_path,
+                 timeout=timeout):
+        answer(lab, timeout)
         yield lab
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        log.close()
 
 
 # --- a notebook, as a student meets it --------------------------------------------------
@@ -185,14 +234,13 @@ def open_notebook(page, lab, path, *, kernel=True, timeout=WAIT_MS):
     page.wait_for_selector(f"{ACTIVE} .jp-Notebook .jp-Cell", timeout=timeout)
     if not kernel:
         return
-    deadline = time.monotonic() + timeout / 1000
-    while not any(s["path"].endswith(path) and s["kernel"] and s["kernel"]["execution_state"] == "idle"
-                  for s in lab.api("api/sessions")):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"no idle kernel for {path}:\n{lab.log_tail()}")
-        time.sleep(0.2)
-    page.wait_for_function("() => /\\|\\s*Idle/.test(document.querySelector('.jp-StatusBar-Widget, #jp-main-statusbar')"
-                           "?.textContent || '')", timeout=timeout, polling=200)
+    from playwright.sync_api import expect
+    # the notebook's own kernel status, as its toolbar shows it: "idle" once its kernel has started and answered
+    indicator = page.locator(f"{ACTIVE} .jp-Notebook-ExecutionIndicator")
+    try:
+        expect(indicator).to_have_attribute("data-status", "idle", timeout=timeout)
+    except AssertionError as exc:
+        raise AssertionError(f"the kernel of {path} never became idle: {exc}\n{lab.log_tail()}") from None
 
 
 def accept_dialog(page, title):

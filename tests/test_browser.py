@@ -14,8 +14,8 @@ A failing test leaves a screenshot of its page in browser-screenshots/ (path in 
 import contextlib
 import re
 import subprocess
-import time
 import urllib.error
+import urllib.parse
 from pathlib import Path
 
 import labdriver as ld
@@ -35,16 +35,12 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 def saved_notebook(page, lab, path):
     """Save the open notebook from the browser (File -> Save) and read back what was saved."""
-    before = lab.api(f"api/contents/{path}?content=0")["last_modified"]
-    ld.menu_command(page, "File", "docmanager:save")
-    page.wait_for_function(
-        "() => !document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-mod-dirty, "
-        ".lm-TabBar-tab.lm-mod-current.jp-mod-dirty')")
-    deadline = time.monotonic() + ld.WAIT_MS / 1000
-    while (model := lab.api(f"api/contents/{path}"))["last_modified"] == before:
-        assert time.monotonic() < deadline, f"{path} was not saved"
-        page.wait_for_timeout(100)  # poll the server again
-    return nbformat.from_dict(model["content"])
+    url = lab.url(f"api/contents/{urllib.parse.quote(path)}").split("?")[0]
+    # the server writes the file before it answers the browser's PUT
+    with page.expect_response(lambda r: r.request.method == "PUT" and r.url.split("?")[0] == url) as saved:
+        ld.menu_command(page, "File", "docmanager:save")
+    assert saved.value.ok, f"saving {path} failed: {saved.value.status} {saved.value.text()[:500]}"
+    return nbformat.from_dict(lab.api(f"api/contents/{path}")["content"])
 
 
 def drive(page, widget):
@@ -274,13 +270,12 @@ class Traces:
                 for el in frame.locator(":is(a, button, text, span):text-is('click me')").all():
                     el.click(timeout=2_000, no_wait_after=True)
 
-    def settled(self, timeout=ld.WAIT_MS / 1000):
-        """Wait until the page has loaded and every request it made has been answered or failed."""
+    def settled(self):
+        """Wait until the page has loaded and every request it made has been answered or has failed."""
         self.page.wait_for_load_state("load")
-        deadline = time.monotonic() + timeout
-        while self.pending and time.monotonic() < deadline:
-            self.page.wait_for_timeout(50)  # lets Playwright deliver the request events
-        assert not self.pending, f"requests still under way after {timeout:.0f} s: {[r.url for r in self.pending]}"
+        while self.pending:  # a request answered may have started others
+            # resolves when the response arrives or the request fails (a page that navigates away fails its own)
+            self.pending.pop().response()
 
     def left(self):
         self.settled()
@@ -339,7 +334,7 @@ def test_the_formgrader_shows_a_hostile_submission_inert(hostile_lab, new_page):
     assert response.headers.get("content-security-policy") == f"{meta}; frame-ancestors 'self'", response.headers
     # nbgrader's own scripts run: the grading form shows the autograded scores
     page.wait_for_function("() => [...document.querySelectorAll('input.score')].some(i => i.placeholder !== '')",
-                           timeout=60_000, polling=200)
+                           polling=200)
     traces.click_everything()
     assert traces.left() == {}
     assert_inline_script_refused(page)

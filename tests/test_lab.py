@@ -7,14 +7,13 @@ the REST API, the extensions it serves, and a kernel started for a lecture noteb
 import json
 import os
 import secrets
-import signal
 import socket
-import subprocess
 import time
 import urllib.request
 import uuid
 from pathlib import Path
 
+import labdriver as ld
 import pytest
 import websocket  # websocket-client, installed with jupyter-server
 
@@ -43,33 +42,16 @@ def lab(tmp_path_factory):
     port, token = free_port(), secrets.token_hex(16)
     env = dict(os.environ,
                JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
-               JUPYTER_DATA_DIR=str(home / "data"),
-               LAB_PORT=str(port), LAB_ARGS=f"--no-browser --IdentityProvider.token={token}")
-    log = open(home / "lab.log", "w")
-    proc = subprocess.Popen(["make", "--no-print-directory", "lab"], cwd=ROOT, env=env, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+               JUPYTER_DATA_DIR=str(home / "data"), LAB_PORT=str(port),
+               LAB_ARGS=f"--no-browser --ServerApp.port_retries=0 --IdentityProvider.token={token}")
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + START_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"make lab exited with {proc.returncode}:\n{(home / 'lab.log').read_text()[-3000:]}")
-            try:
-                if get(f"{base}/api/status", token)[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"JupyterLab did not answer within {START_S} s:\n{(home / 'lab.log').read_text()[-3000:]}")
-            time.sleep(0.5)
-        yield base, token
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
+        with ld.serving(["make", "--no-print-directory", "lab"], port=port, cwd=ROOT, env=env,
+                        log_path=home / "lab.log", timeout=START_S):
+            ld.answer(ld.Lab("student", base, token, ROOT, home / "lab.log"), START_S)
+            yield base, token
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)
 
 
 def test_api_answers_and_refuses_without_token(lab):
@@ -99,7 +81,7 @@ def test_widget_and_nbgrader_extensions_are_served(lab):
     assert status == 200
 
 
-def run_in_kernel(base, token, kernel_id, code, timeout=60):
+def run_in_kernel(base, token, kernel_id, code, timeout=START_S):
     ws = websocket.create_connection(f"{base.replace('http', 'ws')}/api/kernels/{kernel_id}/channels?token={token}",
                                      timeout=timeout)
     try:
@@ -114,9 +96,13 @@ def run_in_kernel(base, token, kernel_id, code, timeout=60):
         out, status = [], None
         deadline = time.monotonic() + timeout
         while status is None or not any(m == "idle" for m in out[-1:]):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"no reply from the kernel: {out}")
-            msg = json.loads(ws.recv())
+            # each receive blocks until the kernel sends something, for what is left of the bound
+            ws.settimeout(max(deadline - time.monotonic(), 0.001))
+            try:
+                raw = ws.recv()
+            except websocket.WebSocketTimeoutException:
+                raise TimeoutError(f"the kernel never replied and went idle within {timeout} s: {out}") from None
+            msg = json.loads(raw)
             if msg.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             kind = msg["msg_type"]

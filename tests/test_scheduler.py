@@ -337,10 +337,16 @@ def test_dask_cluster_grades_like_the_local_run(tmp_path, dask_cluster):
 @pytest.mark.slow
 def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
     """SIGINT to a running `python -m grading autograde`: what finished is kept, the rerun grades the rest."""
+    import fcntl
     import json
+    import os
+    import pty
+    import re
+    import struct
     import subprocess
     import sys
-    import time
+    import termios
+    import threading
 
     course = make_course(tmp_path)
     released = released_notebook(course)
@@ -351,7 +357,29 @@ def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
     status_file = course / "autograded" / "grading-status.json"
     cmd = [sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT,
            "--timeout", str(TIMEOUT), "--jobs", "2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # stderr on a terminal, so that the run draws its progress bar ("ps1_perceptron: 2/6 |"): the
+    # test reads what the run says as it says it, and interrupts it once two submissions are done
+    terminal, stderr = pty.openpty()
+    fcntl.ioctl(stderr, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # a window the bar fits in
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=stderr, text=True)
+    os.close(stderr)
+    said, two_done = bytearray(), threading.Event()
+
+    def listen():
+        while True:
+            try:
+                chunk = os.read(terminal, 4096)
+            except OSError:                                 # EIO: every writer has closed the terminal
+                chunk = b""
+            if not chunk:
+                break
+            said.extend(chunk)
+            if re.search(rb": [2-6]/6 \|", said):
+                two_done.set()
+        two_done.set()                                      # the run ended: the assertion below says so
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
 
     def finished():
         try:
@@ -360,12 +388,13 @@ def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
             return 0
         return sum(1 for v in entries.values() if v.get("status") == "graded" and not v.get("interrupted"))
 
-    deadline = time.monotonic() + 600
-    while finished() < 2 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)                                     # waiting for a state, not for a time
+    assert two_done.wait(600), f"the run never said two submissions were done: {said.decode(errors='replace')}"
     assert proc.poll() is None, "the run ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=300)
+    out, _ = proc.communicate(timeout=300)
+    listener.join(timeout=60)
+    os.close(terminal)
+    err = said.decode(errors="replace")
     assert proc.returncode == 130, (out, err)
     assert "interrupted: the submissions graded so far are saved" in err
     kept = finished()

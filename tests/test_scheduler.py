@@ -525,6 +525,7 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     The run ends with one readable line; what was graded is in the database when it comes back;
     the rerun grades only the rest.
     """
+    import csv
     import json
     import subprocess
     import sys
@@ -597,6 +598,21 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
 
     postgres.start()
     assert _scores(postgres.url(), kept) == {s: expected[s] for s in kept}
+    # before the rerun: the one in flight is neither exported nor given feedback, and grading one student works
+    begun = sorted(s for s, v in before.items() if v.get("interrupted"))
+    assert begun, before
+    run = subprocess.run(cmd[:5] + ["grades", ASSIGNMENT], capture_output=True, text=True, timeout=600, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    with open(course / f"grades-{ASSIGNMENT}.csv", newline="") as f:
+        rows = {r["student_id"]: r for r in csv.DictReader(f)}
+    assert {s: float(rows[s]["score"]) for s in kept} == {s: expected[s] for s in kept}
+    assert all(rows[s]["status"] == "not autograded" and rows[s]["score"] == "" for s in set(students) - set(kept))
+    run = subprocess.run(cmd[:5] + ["feedback", ASSIGNMENT], capture_output=True, text=True, timeout=600, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert sorted(p.parent.name for p in (course / "feedback").glob(f"*/{ASSIGNMENT}")) == kept
+    run = subprocess.run(cmd + ["--student", kept[0]], capture_output=True, text=True, timeout=600, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert f"INTERRUPTED EARLIER ({len(begun)})" in run.stdout and begun[0] in run.stdout, run.stdout
     rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert f"this run graded {len(students) - len(kept)} submission(s)" in rerun.stdout, rerun.stdout

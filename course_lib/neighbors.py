@@ -207,7 +207,10 @@ class Standardizer:
 def fit_standardizer(X_train):
     """A :class:`Standardizer` with the mean and standard deviation of each column of ``X_train``.
 
-    A constant column keeps scale 1 (it is only shifted).
+    A constant column keeps scale 1 (it is only shifted). A column counts as constant when
+    its deviation is at rounding level for its values (at most 1e-12 times its largest
+    magnitude): the mean of ten copies of 0.1 is not exactly 0.1 in floating point, and
+    dividing by the resulting 1e-17 would blow rounding errors up to order one.
 
     Examples
     --------
@@ -219,4 +222,5 @@ def fit_standardizer(X_train):
     """
     X_train = check_matrix(X_train, "X_train")
     scale = X_train.std(axis=0)
-    return Standardizer(X_train.mean(axis=0), np.where(scale > 0, scale, 1.0))
+    constant = scale <= 1e-12 * np.abs(X_train).max(axis=0)
+    return Standardizer(X_train.mean(axis=0), np.where(constant | (scale == 0), 1.0, scale))

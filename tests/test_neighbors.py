@@ -128,3 +128,13 @@ def test_nearest_neighbours_for_k_begin_with_those_for_smaller_k_and_vote_as_knn
     for k in range(1, n_train + 1):
         np.testing.assert_array_equal(nearest_neighbours(X, Q, k=k), full[:, :k])
         np.testing.assert_array_equal(majority_vote(y[full[:, :k]]), knn_predict(X, y, Q, k=k))
+
+
+@pytest.mark.parametrize("value", [0.1, -3.3, 1e6 / 3, 0.0])
+def test_a_constant_column_is_only_shifted_even_when_its_value_is_not_exact_in_binary(value):
+    X = np.column_stack([np.full(10, value), np.arange(10.0)])
+    st_ = fit_standardizer(X)
+    assert st_.scale[0] == 1.0
+    Z = st_.transform(X)
+    np.testing.assert_allclose(Z[:, 0], 0.0, atol=1e-9)
+    np.testing.assert_allclose(Z[:, 1], StandardScaler().fit_transform(X)[:, 1])

@@ -165,7 +165,6 @@ def test_the_private_helpers_doing_a_withheld_functions_work_are_withheld_too(as
     from pathlib import Path
 
     import course_lib
-
     from grading.withhold import SHARED_HELPERS, withheld_closure
 
     listed = withheld_names(ROOT / "source" / assignment)

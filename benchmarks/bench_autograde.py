@@ -78,11 +78,12 @@ def _graded(course, n_students):
         raise RuntimeError(f"{n_students} submissions, {len(got)} autograded in {course}")
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for student in got:
+            # the test cells (answers graded by hand are left to the TA, here as with plain nbgrader)
             grades = [g for nb in gb.find_submission(ASSIGNMENT, student).notebooks for g in nb.grades
-                      if g.auto_score is not None]
+                      if g.cell_type == "code" and not g.needs_manual_grade and g.auto_score is not None]
             got, best = sum(g.auto_score for g in grades), sum(g.max_score for g in grades)
             if not grades or got + 1e-9 < best:
-                raise RuntimeError(f"{student} scored {got} of the {best} autograded points in {course}: "
+                raise RuntimeError(f"{student} scored {got} of the {best} points of the test cells in {course}: "
                                    "the reference should earn them all")
 
 

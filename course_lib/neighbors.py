@@ -19,7 +19,8 @@ import numpy as np
 
 from ._validation import check_choice, check_int, check_matrix, check_vector
 
-__all__ = ["pairwise_distances", "knn_predict", "Standardizer", "fit_standardizer", "METRICS"]
+__all__ = ["pairwise_distances", "knn_predict", "nearest_neighbours", "majority_vote", "Standardizer",
+           "fit_standardizer", "METRICS"]
 
 METRICS = ("euclidean", "hamming", "mahalanobis")
 
@@ -108,6 +109,38 @@ def knn_predict(X_train, y_train, X, *, k=1, metric="euclidean"):
     k = check_int(k, "k", minimum=1)
     if k > X_train.shape[0]:
         raise ValueError(f"k must be at most the number of training points ({X_train.shape[0]}); got {k}")
+    return majority_vote(y_train[nearest_neighbours(X_train, X, k=k, metric=metric)])
+
+
+def nearest_neighbours(X_train, X, *, k=1, metric="euclidean"):
+    """Indices of the k training points nearest to each row of X, nearest first.
+
+    Among training points at equal distance, the one that comes first in ``X_train``
+    counts as nearer. The first j columns for k are the answer for j < k, so one call
+    with the largest k serves every smaller one.
+
+    Parameters
+    ----------
+    X_train : array-like of shape (N, d)
+    X : array-like of shape (n, d)
+    k : int, default=1
+        1 <= k <= N.
+    metric : {"euclidean", "hamming", "mahalanobis"}, default="euclidean"
+
+    Returns
+    -------
+    ndarray of int, shape (n, k)
+
+    Examples
+    --------
+    >>> nearest_neighbours([[0.0], [1.0], [2.0], [10.0]], [[0.4], [9.0]], k=2).tolist()
+    [[0, 1], [3, 2]]
+    """
+    X_train = check_matrix(X_train, "X_train")
+    X = check_matrix(X, "X")
+    k = check_int(k, "k", minimum=1)
+    if k > X_train.shape[0]:
+        raise ValueError(f"k must be at most the number of training points ({X_train.shape[0]}); got {k}")
     VI = None
     if metric == "mahalanobis":
         S = np.atleast_2d(np.cov(X_train, rowvar=False))
@@ -116,15 +149,38 @@ def knn_predict(X_train, y_train, X, *, k=1, metric="euclidean"):
         except np.linalg.LinAlgError:
             raise ValueError("X_train's covariance is singular, so the Mahalanobis distance is undefined") from None
     D = pairwise_distances(X, X_train, metric=metric, VI=VI)
-    nearest = np.argsort(D, axis=1, kind="stable")[:, :k]  # stable: equal distances keep training order
-    labels = y_train[nearest]  # (n, k), nearest first
+    return np.argsort(D, axis=1, kind="stable")[:, :k]  # stable: equal distances keep training order
+
+
+def majority_vote(labels):
+    """The label most frequent in each row, ties going to the tied label met first.
+
+    Parameters
+    ----------
+    labels : array-like of shape (n, k)
+        The labels of each point's neighbours, nearest first (as indexed by
+        :func:`nearest_neighbours`).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> majority_vote([[1, -1, -1], [1, -1, 2]]).tolist()
+    [-1.0, 1.0]
+    """
+    labels = np.asarray(labels, dtype=float)
+    if labels.ndim != 2 or labels.shape[1] == 0:
+        raise ValueError(f"labels must be a 2-D array with at least one column; got shape {labels.shape}")
     classes, inv = np.unique(labels, return_inverse=True)
     inv = inv.reshape(labels.shape)
+    rows = np.arange(labels.shape[0])[:, None]
     votes = np.zeros((labels.shape[0], classes.size), dtype=int)
-    np.add.at(votes, (np.arange(labels.shape[0])[:, None], inv), 1)
+    np.add.at(votes, (rows, inv), 1)
     top = votes == votes.max(axis=1, keepdims=True)
     # the first neighbour (nearest first) whose label is among the most voted decides
-    first = np.argmax(top[np.arange(labels.shape[0])[:, None], inv], axis=1)
+    first = np.argmax(top[rows, inv], axis=1)
     return labels[np.arange(labels.shape[0]), first]
 
 
@@ -151,7 +207,10 @@ class Standardizer:
 def fit_standardizer(X_train):
     """A :class:`Standardizer` with the mean and standard deviation of each column of ``X_train``.
 
-    A constant column keeps scale 1 (it is only shifted).
+    A constant column keeps scale 1 (it is only shifted). A column counts as constant when
+    its deviation is at rounding level for its values (at most 1e-12 times its largest
+    magnitude): the mean of ten copies of 0.1 is not exactly 0.1 in floating point, and
+    dividing by the resulting 1e-17 would blow rounding errors up to order one.
 
     Examples
     --------
@@ -163,4 +222,5 @@ def fit_standardizer(X_train):
     """
     X_train = check_matrix(X_train, "X_train")
     scale = X_train.std(axis=0)
-    return Standardizer(X_train.mean(axis=0), np.where(scale > 0, scale, 1.0))
+    constant = scale <= 1e-12 * np.abs(X_train).max(axis=0)
+    return Standardizer(X_train.mean(axis=0), np.where(constant | (scale == 0), 1.0, scale))

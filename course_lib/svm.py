@@ -76,7 +76,7 @@ def _check_data(X, y):
     return X, y
 
 
-_DIRECT_UP_TO = 300
+_DIRECT_UP_TO = 150
 """Duals with more examples than this are solved in chunks (:func:`_solve_dual_in_chunks`)."""
 
 
@@ -104,7 +104,7 @@ def _solve_dual(Q, y, upper):
     return alpha
 
 
-def _solve_dual_in_chunks(Q, y, upper, *, start=200, add=100, tol=1e-9, max_rounds=100):
+def _solve_dual_in_chunks(Q, y, upper, *, start=40, add=20, tol=1e-9, max_rounds=100):
     """The same dual, solved on a small working set that moves (chunking), for large N.
 
     Only examples with alpha > 0 matter, and they are usually few. Start from the

@@ -6,6 +6,7 @@ control recomputes the numbers, redraws the figure and updates a status line.
 Every control is an attribute, so tests and notebooks can drive a widget by
 setting ``widget.slider.value`` or calling ``widget.next_button.click()``.
 """
+import hashlib
 import io
 
 import ipywidgets as widgets
@@ -1212,6 +1213,7 @@ class KNNExplorer(_FigureWidget):
             y_val = check_labels(y_val, "y_val", n_samples=X_val.shape[0])
         super().__init__(figsize=(5.2, 5.2))
         self.X, self.y, self.X_val, self.y_val = X, y, X_val, y_val
+        self._orders = {}
         top = max(1, min(25, X.shape[0] - (1 - X.shape[0] % 2)))
         self.k_slider = _slider(widgets.IntSlider, value=k, min=1, max=top, step=2, description="k")
         self.metric_dropdown = widgets.Dropdown(options=["euclidean", "mahalanobis"], value="euclidean",
@@ -1223,17 +1225,32 @@ class KNNExplorer(_FigureWidget):
         self.widget = widgets.VBox([controls, self.image, self.status])
         self.draw()
 
+    def _neighbours(self, Z, metric, scale):
+        """The order of the training points around each row of Z, for the largest k on the slider.
+
+        Only the metric and the scaling change it; moving k just votes over a prefix.
+        """
+        from .neighbors import nearest_neighbours
+
+        key = (metric, scale is not None, Z.shape, hashlib.blake2b(Z.tobytes(), digest_size=16).digest())
+        if key not in self._orders:
+            if len(self._orders) >= 12:
+                self._orders.clear()
+            X = self.X if scale is None else scale.transform(self.X)
+            Z = Z if scale is None else scale.transform(Z)
+            self._orders[key] = nearest_neighbours(X, Z, k=self.k_slider.max, metric=metric)
+        return self._orders[key]
+
     def draw(self):
         """Reclassify for the current controls and redraw."""
-        from .neighbors import fit_standardizer, knn_predict
+        from .neighbors import fit_standardizer, majority_vote
 
         k, metric = int(self.k_slider.value), self.metric_dropdown.value
         scale = fit_standardizer(self.X) if self.standardize_checkbox.value else None
 
         def predict(Z):
-            if scale is None:
-                return knn_predict(self.X, self.y, Z, k=k, metric=metric)
-            return knn_predict(scale.transform(self.X), self.y, scale.transform(Z), k=k, metric=metric)
+            Z = np.asarray(Z, dtype=float)
+            return majority_vote(self.y[self._neighbours(Z, metric, scale)[:, :k]])
 
         self.train_error = float(np.mean(predict(self.X) != self.y))
         self.val_error = float(np.mean(predict(self.X_val) != self.y_val)) if self.X_val is not None else float("nan")

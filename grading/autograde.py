@@ -439,13 +439,18 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
     echo(f"{assignment}: this run graded {done} submission(s) in {wall:.0f} s ({where})"
          + (f"; {len(unchanged)} unchanged since last graded, left as they were (FORCE=1 regrades them)"
             if unchanged else ""))
-    graded = [s for s, v in status.items() if v["status"] == "graded"]
+    # (an earlier run interrupted while grading a submission leaves it marked, for the next run to grade)
+    waiting = sorted(s for s, v in status.items() if v.get("interrupted") and v.get("status") != "ungraded")
+    graded = [s for s, v in status.items() if v.get("status") == "graded" and s not in waiting]
     echo(f"{assignment}: graded {len(graded)} of {len(students)} submission(s)")
-    bad = {s: v["reason"] for s, v in status.items() if v["status"] != "graded"}
+    bad = {s: v.get("reason", "") for s, v in status.items() if v.get("status") == "ungraded"}
     if bad:
         echo(f"NOT GRADED ({len(bad)}) — exported as ungraded, not as 0; look at them by hand:")
         for s, why in bad.items():
             echo(f"  {s}: {why}")
+    if waiting:
+        echo(f"INTERRUPTED EARLIER ({len(waiting)}) — not exported until graded; `make autograde "
+             f"ASSIGNMENT={assignment}` grades them: {', '.join(waiting)}")
     review = {s: v["review"] for s, v in status.items() if v.get("review")}
     if review:
         echo("CHANGED SINCE A MANUAL GRADE OR COMMENT (kept; review them in the Formgrader):")

@@ -151,6 +151,9 @@ def assignment_rows(gb, assignment, *, status=None, submitted=()):
             if info.get("status") == UNGRADED:
                 row.update(status=UNGRADED, reason=info.get("reason", ""))
                 continue
+            if info.get("interrupted"):                 # its grades may be half written: none until it is graded
+                row.update(status=NOT_AUTOGRADED, reason="its autograding was interrupted (run make autograde again)")
+                continue
             try:
                 sub = gb.find_submission(assignment, sid) if st is not None else None
             except MissingEntry:

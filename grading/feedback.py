@@ -161,13 +161,14 @@ def feedback(root, assignment, *, student=None, force=False, echo=print):
     course = Course(root)
     course.check_assignment(assignment)
     status = course.read_status(assignment)
-    graded = sorted(s for s, v in status.items() if v["status"] == "graded")
+    # (a submission whose grading was interrupted gets no feedback until it is graded)
+    graded = sorted(s for s, v in status.items() if v.get("status") == "graded" and not v.get("interrupted"))
     if student is not None and student not in status:
         raise CourseError(f"no graded submission of {assignment!r} by student {student!r}: "
                           f"run `make autograde ASSIGNMENT={assignment} STUDENT={student}` first")
     if student is not None and student not in graded:
         raise CourseError(f"no feedback for {student!r}: the submission of {assignment!r} is not graded "
-                          f"({status[student].get('reason') or 'see make autograde'})")
+                          f"({status[student].get('reason') or 'its grading was interrupted: run make autograde'})")
     made = course.read_status(assignment, name=FEEDBACK_STATUS)
     if course.feedback_dir.is_dir():
         for folder in course.feedback_dir.glob(f"*/{assignment}"):
@@ -240,7 +241,7 @@ def feedback(root, assignment, *, student=None, force=False, echo=print):
     echo(f"{assignment}: feedback made for {len(todo)} graded submission(s) in {course.feedback_dir}"
          + (f"; {kept} unchanged since their feedback was made, left as they were (FORCE=1 makes them again)"
             if kept else ""))
-    ungraded = sorted(s for s, v in status.items() if v["status"] != "graded")
+    ungraded = sorted(s for s in status if s not in graded)
     if ungraded and student is None:
         echo(f"no feedback for the {len(ungraded)} ungraded submission(s): {', '.join(ungraded)}")
     return course.feedback_dir

@@ -8,6 +8,16 @@ source, by one that raises::
 
     NotImplementedError: `course_lib.pla` is not available while ps1_perceptron is graded: write it yourself
 
+The private helpers that do the listed functions' work go with them: a withheld
+``course_lib.pocket`` would be worth little if ``course_lib.perceptron._pocket_core`` still
+ran the algorithm. Every module-level function whose name starts with ``_`` and that a
+withheld function reaches (calls or names, directly or through other helpers, in any of
+``course_lib``'s modules) is withheld too, except the small shared utilities in
+:data:`SHARED_HELPERS` (input checks, ``sign`` with sign(0) = -1, the logistic function,
+the visiting order of the examples), which teach nothing an exercise asks for and which
+the data loaders and plots also use. Public functions built on a withheld helper then
+refuse as well, naming the helper.
+
 The copy is mounted over ``course_lib`` inside the sandbox, so no route reaches the
 implementation: not ``cl.pla``, not ``getattr``, ``exec``, ``importlib`` or a helper file,
 not reading ``course_lib``'s files (there is no compiled copy either). Everything else in
@@ -25,10 +35,15 @@ import os
 import shutil
 from pathlib import Path
 
-__all__ = ["FILE", "parse_withheld", "withheld_names", "message", "withheld_copy", "install_in_kernel"]
+__all__ = ["FILE", "SHARED_HELPERS", "parse_withheld", "withheld_names", "message", "withheld_closure",
+           "withheld_copy", "install_in_kernel"]
 
 FILE = "course_lib_withheld.txt"
 _MAX_BYTES = 64 * 1024
+
+SHARED_HELPERS = ("_check*", "_sign", "_expit", "_log_expit", "_pair", "_cycle_order", "_first_from")
+"""Private helpers (glob patterns) never withheld with the functions that use them: checks and
+one-line utilities that solve no exercise and that loaders and plots share."""
 
 
 def message(name, assignment):
@@ -85,13 +100,53 @@ def _stub(node, name, assignment):
     return node
 
 
+def _module_functions(source):
+    """{path: [function definitions at module level]} and {name: names it refers to} for a package."""
+    defs, refers = {}, {}
+    for path in sorted(Path(source).rglob("*.py")):
+        if "__pycache__" in path.parts or path.is_symlink():
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        nodes = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        defs[path] = nodes
+        for node in nodes:
+            used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            used |= {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+            refers.setdefault(node.name, set()).update(used)
+    return defs, refers
+
+
+def withheld_closure(names, *, source=None):
+    """The listed names and every private helper they reach, except :data:`SHARED_HELPERS`.
+
+    Examples
+    --------
+    >>> "_pocket_one" in withheld_closure(["pocket"])
+    True
+    >>> "_sign" in withheld_closure(["pocket"]) or "pla" in withheld_closure(["pocket"])
+    False
+    """
+    import fnmatch
+
+    _, refers = _module_functions(Path(source) if source is not None else course_lib_dir())
+    closure, todo = set(names), list(names)
+    while todo:
+        for used in refers.get(todo.pop(), ()):
+            if (used.startswith("_") and used in refers and used not in closure
+                    and not any(fnmatch.fnmatchcase(used, pattern) for pattern in SHARED_HELPERS)):
+                closure.add(used)
+                todo.append(used)
+    return closure
+
+
 def withheld_copy(names, assignment, dest, *, source=None):
     """Write a copy of ``course_lib`` into ``dest`` with the functions ``names`` withheld.
 
     Parameters
     ----------
     names : iterable of str
-        Top-level functions of ``course_lib``'s modules.
+        Top-level functions of ``course_lib``'s modules; the private helpers they reach
+        are withheld with them (:func:`withheld_closure`).
     assignment : str
         Named in the message.
     dest : path
@@ -109,8 +164,9 @@ def withheld_copy(names, assignment, dest, *, source=None):
     ValueError
         When a name is not a top-level function of any of ``course_lib``'s modules.
     """
-    names = set(names)
+    listed = set(names)
     source = Path(source) if source is not None else course_lib_dir()
+    names = withheld_closure(listed, source=source)
     dest = Path(dest)
     found = set()
     for folder, dirs, files in os.walk(source):
@@ -135,7 +191,7 @@ def withheld_copy(names, assignment, dest, *, source=None):
             out.write_text(ast.unparse(tree) + "\n" if changed else text, encoding="utf-8")
     for path in [dest] + list(dest.rglob("*")):
         os.chmod(path, 0o755 if path.is_dir() else 0o644)
-    missing = sorted(names - found)
+    missing = sorted(listed - found)
     if missing:
         raise ValueError(f"{FILE} of {assignment} lists {', '.join(missing)}, which course_lib does not define "
                          "as a function")
@@ -154,6 +210,8 @@ def install_in_kernel(folder=".", assignment=None):
     if not names:
         return []
     import course_lib  # noqa: F401 - loads the modules whose functions are replaced
+
+    names = sorted(withheld_closure(names))
 
     assignment = assignment or Path(os.path.abspath(folder)).name
 

@@ -111,3 +111,30 @@ def test_bad_inputs_name_the_argument():
         knn_predict([[0.0]], [1, 2], [[0.0]])
     with pytest.raises(ValueError, match="VI"):
         pairwise_distances([[0.0]], [[1.0]], metric="mahalanobis")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 30), st.integers(1, 20))
+def test_nearest_neighbours_for_k_begin_with_those_for_smaller_k_and_vote_as_knn_predict(seed, n_train, n_query):
+    from course_lib.neighbors import majority_vote, nearest_neighbours
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(n_train, 2)).astype(float)  # many equal distances: the tie rules matter
+    y = rng.choice([-1.0, 1.0, 2.0], size=n_train)
+    Q = rng.integers(0, 4, size=(n_query, 2)).astype(float)
+    full = nearest_neighbours(X, Q, k=n_train)
+    D = pairwise_distances(Q, X)
+    np.testing.assert_array_equal(full, np.argsort(D, axis=1, kind="stable"))
+    for k in range(1, n_train + 1):
+        np.testing.assert_array_equal(nearest_neighbours(X, Q, k=k), full[:, :k])
+        np.testing.assert_array_equal(majority_vote(y[full[:, :k]]), knn_predict(X, y, Q, k=k))
+
+
+@pytest.mark.parametrize("value", [0.1, -3.3, 1e6 / 3, 0.0])
+def test_a_constant_column_is_only_shifted_even_when_its_value_is_not_exact_in_binary(value):
+    X = np.column_stack([np.full(10, value), np.arange(10.0)])
+    st_ = fit_standardizer(X)
+    assert st_.scale[0] == 1.0
+    Z = st_.transform(X)
+    np.testing.assert_allclose(Z[:, 0], 0.0, atol=1e-9)
+    np.testing.assert_allclose(Z[:, 1], StandardScaler().fit_transform(X)[:, 1])

@@ -493,6 +493,33 @@ def postgres():
         shutil.rmtree(base, ignore_errors=True)
 
 
+class _FolderWatch:
+    """Block until a file is written, created or moved into a folder (Linux inotify), not for a fixed time."""
+
+    def __init__(self, folder):
+        import ctypes
+        import ctypes.util
+
+        self._libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        self.fd = self._libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
+        in_close_write, in_moved_to, in_create = 0x8, 0x80, 0x100
+        if self.fd < 0 or self._libc.inotify_add_watch(self.fd, os.fsencode(folder),
+                                                       in_close_write | in_moved_to | in_create) < 0:
+            raise OSError(ctypes.get_errno(), f"inotify cannot watch {folder}")
+
+    def wait(self, timeout):
+        import select
+        if select.select([self.fd], [], [], timeout)[0]:
+            while True:
+                try:
+                    os.read(self.fd, 1 << 16)
+                except BlockingIOError:
+                    return
+
+    def close(self):
+        os.close(self.fd)
+
+
 def _test_points(course):
     """``({grade_id: points} of the test cells, points of the whole assignment)`` from the instructor's notebook."""
     import nbformat
@@ -525,6 +552,7 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     The run ends with one readable line; what was graded is in the database when it comes back;
     the rerun grades only the rest.
     """
+    import csv
     import json
     import subprocess
     import sys
@@ -562,6 +590,8 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     def graded(state):
         return sorted(s for s, v in state.items() if v.get("status") == "graded" and not v.get("interrupted"))
 
+    status_file.parent.mkdir()
+    changes = _FolderWatch(status_file.parent)          # the run replaces the status file after each step
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         deadline = time.monotonic() + 900
@@ -569,12 +599,13 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
             state = entries()
             if graded(state) and any(v.get("interrupted") for v in state.values()):
                 break                                           # one graded, the next begun
-            time.sleep(0.02)                                    # waiting for a state, not for a time
+            changes.wait(timeout=5)                             # until the folder changes (5 s: to see an exit)
         assert proc.poll() is None, "the run ended before the database could be stopped: " + proc.stderr.read()
         stopped = postgres.stop("immediate")
         assert stopped.returncode == 0, stopped.stderr
         out, err = proc.communicate(timeout=600)
     finally:
+        changes.close()
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
@@ -597,6 +628,21 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
 
     postgres.start()
     assert _scores(postgres.url(), kept) == {s: expected[s] for s in kept}
+    # before the rerun: the one in flight is neither exported nor given feedback, and grading one student works
+    begun = sorted(s for s, v in before.items() if v.get("interrupted"))
+    assert begun, before
+    run = subprocess.run(cmd[:5] + ["grades", ASSIGNMENT], capture_output=True, text=True, timeout=600, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    with open(course / f"grades-{ASSIGNMENT}.csv", newline="") as f:
+        rows = {r["student_id"]: r for r in csv.DictReader(f)}
+    assert {s: float(rows[s]["score"]) for s in kept} == {s: expected[s] for s in kept}
+    assert all(rows[s]["status"] == "not autograded" and rows[s]["score"] == "" for s in set(students) - set(kept))
+    run = subprocess.run(cmd[:5] + ["feedback", ASSIGNMENT], capture_output=True, text=True, timeout=600, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert sorted(p.parent.name for p in (course / "feedback").glob(f"*/{ASSIGNMENT}")) == kept
+    run = subprocess.run(cmd + ["--student", kept[0]], capture_output=True, text=True, timeout=600, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert f"INTERRUPTED EARLIER ({len(begun)})" in run.stdout and begun[0] in run.stdout, run.stdout
     rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert f"this run graded {len(students) - len(kept)} submission(s)" in rerun.stdout, rerun.stdout

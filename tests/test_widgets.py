@@ -438,3 +438,21 @@ def test_knn_explorer_errors_match_scikit_learn():
     assert box.val_error == pytest.approx(np.mean(ref.predict(sc.transform(Xv)) != yv))
     with pytest.raises(ValueError, match="X_val and y_val"):
         cl.widgets.KNNExplorer(X, y, X_val=Xv)
+
+
+def test_knn_explorer_keeps_agreeing_with_knn_predict_as_every_control_moves():
+    """The explorer reuses the neighbour order across k; each state must equal a fresh computation."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(70, 2)) * [1.0, 8.0]
+    y = np.where(X[:, 0] * X[:, 1] + rng.normal(scale=0.5, size=70) > 0, 1.0, -1.0)
+    Xv = rng.normal(size=(50, 2)) * [1.0, 8.0]
+    yv = np.where(Xv[:, 0] * Xv[:, 1] > 0, 1.0, -1.0)
+    box = cl.widgets.KNNExplorer(X, y, X_val=Xv, y_val=yv)
+    for k, metric, scaled in [(7, "euclidean", False), (3, "mahalanobis", False), (11, "mahalanobis", True),
+                              (1, "euclidean", True), (7, "euclidean", False), (25, "mahalanobis", False)]:
+        box.k_slider.value, box.metric_dropdown.value, box.standardize_checkbox.value = k, metric, scaled
+        st = cl.neighbors.fit_standardizer(X) if scaled else None
+        tr = (lambda A: A) if st is None else st.transform
+        for Z, labels, got in ((X, y, box.train_error), (Xv, yv, box.val_error)):
+            want = np.mean(cl.knn_predict(tr(X), y, tr(Z), k=k, metric=metric) != labels)
+            assert got == pytest.approx(want), (k, metric, scaled)

@@ -132,3 +132,57 @@ def test_the_validate_button_withholds_the_same_functions(tmp_path, monkeypatch)
     result = Validator(config=app.config).validate(str(folder / f"{ASSIGNMENT}.ipynb"))
     assert result.get("failed"), result
     assert message("pla", ASSIGNMENT) in result["failed"][0]["error"]
+
+
+ASSIGNMENTS = sorted(p.name for p in (ROOT / "source").iterdir() if (p / FILE).is_file())
+CALL_EVERY_HELPER = '''
+import importlib, inspect, pkgutil, sys
+import course_lib
+helpers, refused = sys.argv[1].split(","), []
+for info in pkgutil.iter_modules(course_lib.__path__):
+    module = importlib.import_module("course_lib." + info.name)
+    for name in helpers:
+        f = module.__dict__.get(name)
+        if not inspect.isfunction(f) or f.__module__ != module.__name__:
+            continue
+        params = inspect.signature(f).parameters.values()
+        args = [None for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+        kwargs = {p.name: None for p in params if p.kind == p.KEYWORD_ONLY and p.default is p.empty}
+        try:
+            f(*args, **kwargs)
+        except NotImplementedError as exc:
+            if "is not available while" in str(exc):
+                refused.append(name)
+print(",".join(sorted(set(refused))))
+'''
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_private_helpers_doing_a_withheld_functions_work_are_withheld_too(assignment, tmp_path):
+    """``cl.perceptron._pocket_core`` or ``cl.svm._solve_dual`` would run the exercise's algorithm for the student."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import course_lib
+    from grading.withhold import SHARED_HELPERS, withheld_closure
+
+    listed = withheld_names(ROOT / "source" / assignment)
+    helpers = sorted(withheld_closure(listed) - set(listed))
+    assert all(h.startswith("_") and not h.startswith("_check") for h in helpers)
+    withheld_copy(listed, assignment, tmp_path / "course_lib", source=Path(course_lib.__file__).parent)
+    out = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+                          + CALL_EVERY_HELPER, ",".join(helpers + listed)],
+                         capture_output=True, text=True, check=True, cwd=tmp_path).stdout.split()
+    assert set(out[0].split(",") if out else []) == set(helpers + listed)
+    assert "_sign" in SHARED_HELPERS
+
+
+def test_the_helpers_that_solve_exercises_are_in_the_closure():
+    from grading.withhold import withheld_closure
+
+    assert {"_pocket_one", "_pocket_core", "_dual_updates"} <= withheld_closure(["pocket", "pocket_runs", "perceptron_dual"])
+    assert {"_sgd_pass", "_sgd_pass_one", "_ein_and_gradient"} <= withheld_closure(
+        ["logistic_sgd_epoch", "logistic_sgd_runs", "logistic_regression"])
+    assert {"_solve_dual", "_b_from_kkt"} <= withheld_closure(["fit_svm"])
+    assert not {"_sign", "_check_Xy_real", "_cycle_order"} & withheld_closure(["pocket", "logistic_regression"])

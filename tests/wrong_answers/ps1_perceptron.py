@@ -92,6 +92,23 @@ while clean < n and n_updates <= max_updates:     # <= : one correction past max
     i = (i + 1) % n
 return w, n_updates
 """}, 3),
+    ("pla", "reflects_X_in_place", {"pla-solution": """
+X = np.asarray(X, dtype=float)                        # no copy: the caller's X
+y = np.asarray(y, dtype=float)
+X *= y[:, None]                                       # z_n = y_n x_n, so that y_n w.x_n is z_n.w
+w = np.zeros(X.shape[1])
+n_updates, i, clean = 0, 0, 0
+while clean < len(y) and n_updates < max_updates:
+    s = X[i] @ w
+    if s < 0 or (s == 0 and y[i] > 0):                # the same mistakes as sign(w.x_n) != y_n
+        w = w + X[i]
+        n_updates += 1
+        clean = 0
+    else:
+        clean += 1
+    i = (i + 1) % len(y)
+return w, n_updates                                   # right weights; the caller's X is now reflected
+"""}, 0),
     ("pla", "calls_course_lib", {"pla-solution": """
 result = cl.pla(X, y, max_updates=max_updates)
 return result.w, result.n_updates

@@ -49,6 +49,12 @@ return float(np.mean(np.abs(np.asarray(nu, dtype=float) - mu) > eps))   # a tie 
     ("deviation", "count_not_fraction", {"deviation-solution": """
 return float(np.sum(np.abs(np.asarray(nu, dtype=float) - mu) > eps))
 """}, 0),
+    ("deviation", "shifts_nu_in_place", {"deviation-solution": """
+nu = np.asarray(nu, dtype=float)                      # no copy for an array: the caller's samples
+nu -= mu
+np.abs(nu, out=nu)                                    # the right distances, written over the caller's nu
+return float(np.mean(nu > eps + 1e-12))
+"""}, 1),
     ("deviation", "mean_deviation", {"deviation-solution": """
 return float(np.mean(np.abs(np.asarray(nu, dtype=float) - mu)))
 """}, 0),

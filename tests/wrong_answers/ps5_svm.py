@@ -27,7 +27,7 @@ X = np.asarray(X, dtype=float)
 Z = X if Z is None else np.asarray(Z, dtype=float)
 X *= gamma                                             # changes the caller's X; when Z is X, gamma twice
 return (coef0 + X @ Z.T) ** degree
-"""}, 1),
+"""}, 0),                                                  # the caller's X changes: both tests see it, as in Jupyter
     ("poly", "degree_as_a_factor", {"poly-solution": """
 X = np.asarray(X, dtype=float)
 Z = X if Z is None else np.asarray(Z, dtype=float)
@@ -52,7 +52,7 @@ Z = X if Z is None else np.asarray(Z, dtype=float)
 X *= np.sqrt(gamma)                                    # changes the caller's X (and Z, when Z is X)
 Z = Z * np.sqrt(gamma)
 return np.exp(-((X[:, None, :] - Z[None, :, :]) ** 2).sum(axis=2))
-"""}, 1),
+"""}, 0),                                                  # the caller's X changes: both tests see it, as in Jupyter
     ("rbf", "plus_sign_in_the_exponent", {"rbf-solution": """
 X = np.asarray(X, dtype=float)
 Z = X if Z is None else np.asarray(Z, dtype=float)

@@ -186,3 +186,99 @@ def test_the_helpers_that_solve_exercises_are_in_the_closure():
         ["logistic_sgd_epoch", "logistic_sgd_runs", "logistic_regression"])
     assert {"_solve_dual", "_b_from_kkt"} <= withheld_closure(["fit_svm"])
     assert not {"_sign", "_check_Xy_real", "_cycle_order"} & withheld_closure(["pocket", "logistic_regression"])
+
+
+# Public functions outside the first lists that did an exercise's work. Each route's code solves the
+# exercise with the full course_lib (checked against an honest version written here) and must meet
+# the withheld message in the assignment's copy.
+SIDE_DOORS = {
+    "ps1_perceptron: pla by pla_runs' core on the naive order": ("ps1_perceptron", "_pla_core", '''
+import numpy as np
+from course_lib.perceptron import _pla_core
+def route(X, y, max_updates=10_000):
+    w, k, _ = _pla_core(X, y, np.arange(len(y))[None], max_updates, 1.0, np.zeros((1, X.shape[1])))
+    return w[0], int(k[0])
+def honest(X, y, max_updates=10_000):
+    w, k, pos, n = np.zeros(X.shape[1]), 0, 0, len(y)
+    while k < max_updates:
+        wrong = [(pos + i) % n for i in range(n) if np.where(X[(pos + i) % n] @ w > 0, 1.0, -1.0) != y[(pos + i) % n]]
+        if not wrong:
+            break
+        w, k, pos = w + y[wrong[0]] * X[wrong[0]], k + 1, (wrong[0] + 1) % n
+    return w, k
+rng = np.random.default_rng(3)
+X = np.column_stack([np.ones(40), rng.uniform(-1, 1, size=(40, 2))])
+y = np.where(X @ [0.1, 1.0, -0.7] > 0, 1.0, -1.0)
+(w, k), (w_ref, k_ref) = route(X, y), honest(X, y)
+assert k == k_ref > 1 and np.allclose(w, w_ref), (w, k, w_ref, k_ref)
+'''),
+    "ps3_digits: pocket from PLA's weights on a random order": ("ps3_digits", "_pla_core", '''
+import numpy as np
+from course_lib.perceptron import _pla_core
+rng = np.random.default_rng(4)
+X = np.column_stack([np.ones(30), rng.normal(size=(30, 2))])
+y = np.where(rng.random(30) < 0.5, 1.0, -1.0)
+order = np.random.default_rng(7).permutation(30)
+mistakes = lambda w: int(np.sum(np.where(X @ w > 0, 1.0, -1.0) != y))
+path = [_pla_core(X, y, order[None], t, 1.0, np.zeros((1, 3)))[0][0] for t in range(12)]
+w, pos = np.zeros(3), 0
+for t in range(1, 12):
+    j = next(int(order[(pos + i) % 30]) for i in range(30)
+             if np.where(X[order[(pos + i) % 30]] @ w > 0, 1.0, -1.0) != y[order[(pos + i) % 30]])
+    w, pos = w + y[j] * X[j], (int(np.flatnonzero(order == j)[0]) + 1) % 30
+    assert np.allclose(path[t], w), (t, path[t], w)
+best = min(range(12), key=lambda t: (mistakes(path[t]), t))
+assert mistakes(path[best]) < mistakes(np.zeros(3))
+'''),
+    "ps2_hoeffding: deviation_probability as the mean of deviates": ("ps2_hoeffding", "deviates", '''
+import numpy as np
+from course_lib.hoeffding import deviates
+nu = np.random.default_rng(5).binomial(10, 0.4, size=1000) / 10
+for eps in (0.05, 0.1, 0.2, 0.3):
+    assert np.mean(deviates(nu, 0.4, eps)) == sum(abs(v - 0.4) > eps + 1e-12 for v in nu) / len(nu)
+'''),
+    "ps4_regression: sgd_epoch as the last row of sgd_path": ("ps4_regression", "sgd_path", '''
+import math
+import numpy as np
+from course_lib.regression import sgd_path
+rng = np.random.default_rng(6)
+X = np.column_stack([np.ones(25), rng.normal(size=(25, 2))])
+y = np.where(rng.random(25) < 0.5, 1.0, -1.0)
+w0, order = rng.normal(size=3), rng.permutation(25)
+w = w0.copy()
+for n in order:
+    w = w + 0.1 * y[n] * X[n] / (1 + math.exp(y[n] * (X[n] @ w)))
+assert np.allclose(sgd_path(X, y, eta=0.1, orders=order[None], w0=w0)[-1], w)
+'''),
+    "ps4_regression: cross_entropy_gradient from one step of gradient_descent_path": (
+        "ps4_regression", "gradient_descent_path", '''
+import numpy as np
+from course_lib.regression import gradient_descent_path
+rng = np.random.default_rng(8)
+X = np.column_stack([np.ones(25), rng.normal(size=(25, 2))])
+y = np.where(rng.random(25) < 0.5, 1.0, -1.0)
+w0 = rng.normal(size=3)
+path = gradient_descent_path(X, y, eta=1.0, n_steps=1, w0=w0)
+gradient = -np.mean((y / (1 + np.exp(y * (X @ w0))))[:, None] * X, axis=0)
+assert np.allclose(path[0] - path[1], gradient)
+'''),
+}
+
+
+@pytest.mark.parametrize("route", sorted(SIDE_DOORS))
+def test_a_public_function_that_does_an_exercises_work_is_withheld_too(route, tmp_path):
+    """The route solves the exercise with the full course_lib and finds the withheld message in the assignment's copy."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import course_lib
+
+    assignment, refused, code = SIDE_DOORS[route]
+    full = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert full.returncode == 0, full.stderr
+    withheld_copy(withheld_names(ROOT / "source" / assignment), assignment, tmp_path / "course_lib",
+                  source=Path(course_lib.__file__).parent)
+    copy = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n" + code],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert copy.returncode != 0 and message(refused, assignment) in copy.stderr, copy.stderr

@@ -47,7 +47,7 @@ test-fast: setup-test  ## every test but the slow ones (autograde, browser, Jupy
 	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
 
 test-under-load: setup-test  ## make test while two CPU-bound processes keep both cores busy (long: for releases)
-	@sh scripts/under-load.sh $(MAKE) --no-print-directory test
+	@$(BIN)/python -m benchmarks.load $(MAKE) --no-print-directory test
 
 lint: setup-test  ## ruff over the code and notebooks (rules in pyproject.toml); FIX=1 applies the safe fixes
 	$(BIN)/ruff check $(if $(FIX),--fix) .

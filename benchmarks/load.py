@@ -16,6 +16,11 @@ benchmark and a busy loop (about half of it each) rather than the course code.
 ``BENCH_LOAD_PROCS=<n>`` overrides the number (``0``: no load, for a quiet comparison).
 On a one-core machine the default is one process, so the machine is still busy.
 
+The same load runs a whole command for ``make test-under-load`` (every core busy there:
+the test suite must stay green, only slower, when the machine has no core to spare)::
+
+    python -m benchmarks.load [--procs N] COMMAND [ARGS...]
+
 >>> with busy_cores(1) as load:
 ...     len(load.pids)
 1
@@ -48,11 +53,12 @@ class Load:
     loadavg_before: tuple = (0.0, 0.0, 0.0)
     loadavg_after: tuple = None
     busy_fraction: float = None  # of all cores' time during the block (loaders included), from /proc/stat
+    how: str = None              # why this many processes, when not the benchmarks' default
     _stat_before: tuple = None
 
     def describe(self):
         """One line: how many busy processes on how many cores, and the load average before."""
-        how = "one per core but one" if len(self.pids) == max(self.cores - 1, 1) else "BENCH_LOAD_PROCS"
+        how = self.how or ("one per core but one" if len(self.pids) == max(self.cores - 1, 1) else "BENCH_LOAD_PROCS")
         return (f"{len(self.pids)} CPU-bound process(es) on {self.cores} core(s) ({how}); "
                 f"load average before: {_fmt(self.loadavg_before)}")
 
@@ -164,3 +170,51 @@ def _alive(pid):
         except ProcessLookupError:
             return False
         return True
+
+
+def main(argv=None):
+    """``python -m benchmarks.load [--procs N] COMMAND ...``: run COMMAND under load, say how long it took.
+
+    N defaults to ``LOAD_PROCS`` or one busy process per core. The exit status is the command's.
+    """
+    import argparse
+    import shlex
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.load",
+                                     description="Run a command while CPU-bound processes keep the cores busy.")
+    parser.add_argument("--procs", type=int, default=None,
+                        help="busy processes (default: LOAD_PROCS, else one per core)")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="the command and its arguments")
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.error("give the command to run, e.g. python -m benchmarks.load make test")
+    n = args.procs
+    how = "--procs"
+    if n is None:
+        how = "LOAD_PROCS" if "LOAD_PROCS" in os.environ else "one per core"
+        value = os.environ.get("LOAD_PROCS", str(os.cpu_count() or 1))
+        try:
+            n = int(value)
+        except ValueError:
+            parser.error(f"LOAD_PROCS: expected a whole number of processes, got {value!r}")
+    if n < 0:
+        parser.error(f"--procs: expected 0 or more processes, got {n}")
+    text = shlex.join(args.command)
+    start = time.monotonic()
+    with busy_cores(n) as load:
+        load.how = how
+        print(f">>> {load.describe()}; now: {text}", flush=True)
+        try:
+            status = subprocess.call(args.command)
+        except KeyboardInterrupt:
+            status = 130
+        except OSError as exc:
+            print(f">>> could not run {text}: {exc}", file=sys.stderr)
+            status = 127
+    minutes, seconds = divmod(int(time.monotonic() - start), 60)
+    print(f">>> {load.summary()}; '{text}' exited with {status} after {minutes} min {seconds} s", flush=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

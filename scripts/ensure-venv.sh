@@ -30,7 +30,7 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
     exit 1
 fi
 
-want=$("$PYTHON" - uv.lock pyproject.toml <<'PY'
+want=$("$PYTHON" - uv.lock pyproject.toml scripts/ensure-venv.sh <<'PY'
 import hashlib, sys
 h = hashlib.sha256(sys.version.encode())
 for name in sys.argv[1:]:
@@ -73,7 +73,10 @@ fi
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv --without-pip "$VENV"
 rm -f "$STAMP"
 if [ "$WANT_SET" = test ]; then
-    extras="--all-extras --no-extra deploy"
+    # Compiled ahead (.pyc): the suite starts hundreds of Python processes (kernels, graders, nbgrader),
+    # and where bytecode is not written (PYTHONDONTWRITEBYTECODE, as CI runners often set) each one
+    # would compile every module it imports again (collecting the fast tests: 15 s of CPU, 7.6 s compiled).
+    extras="--all-extras --no-extra deploy --compile-bytecode"
 else
     extras="--extra lab"
 fi

@@ -1,5 +1,19 @@
 """Test-session hooks shared by tests/."""
+import os
+import sys
+
 import pytest
+
+# One BLAS/OpenMP thread per process, in the test processes and every process they start
+# (kernels, nbgrader, graders inherit the environment): pytest-xdist already runs one test per
+# core, and the idle threads of a numerical library spin on a busy machine. Measured on two busy
+# cores: tests/test_svm.py took 16 s of CPU with two threads per process, 4 s with one. The
+# results do not depend on it; speed is measured in benchmarks/, with the threads said there.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+if "numpy" in sys.modules:  # loaded before this file (by a plugin): set its pools too
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(limits=1)
 
 # Fixtures that start whole processes for seconds or more: a test that uses one is slow
 # (`make test-fast` leaves it out). Modules that are slow throughout carry the mark themselves.

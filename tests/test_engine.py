@@ -148,6 +148,7 @@ def test_oversized_and_malformed_messages_fail_the_cell_and_stay_small():
     assert len(json.dumps(done)) < 200_000
 
 
+@pytest.mark.slow  # the looping cell runs until its 120-s timeout ends it
 def test_forged_huge_output_fails_the_cell_and_the_notebook_stays_small():
     nb, tests = notebook("print('y' * 10**7)",
                          _forge('{"error": None, "stdout": "x" * (25 * 1024**2)}') + "forge()\nwhile True:\n    pass",

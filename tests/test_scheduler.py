@@ -149,6 +149,7 @@ def test_bad_jobs_value_is_refused():
         main(["autograde", ASSIGNMENT, "--jobs", "many"])
 
 
+@pytest.mark.slow  # Dask's client tries to connect for its whole 20-s timeout before it gives up
 def test_unreachable_dask_scheduler_is_named():
     pytest.importorskip("distributed")
     with pytest.raises(RuntimeError, match=r"cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"):

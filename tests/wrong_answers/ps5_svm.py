@@ -10,6 +10,20 @@ suffers from it: ``Z = X`` when ``Z`` is omitted makes the two one array.
 """
 ASSIGNMENT = "ps5_svm"
 
+
+def _majority_of(neighbours, comment):
+    """A k-NN answer voting over ``neighbours`` (an expression in x), the most voted label met first winning."""
+    return f"""
+X_train = np.asarray(X_train, dtype=float)
+y_train = np.asarray(y_train)
+out = []
+for x in np.asarray(X, dtype=float):
+    votes = list(y_train[{neighbours}])   # {comment}
+    top = max(votes.count(v) for v in votes)
+    out.append(next(v for v in votes if votes.count(v) == top))
+return np.array(out)
+"""
+
 WRONG = [
     # -- polynomial_kernel: 1 point for X against Z, 1 for the defaults with Z omitted -------------
     ("poly", "gamma_outside_the_power", {"poly-solution": """
@@ -183,36 +197,12 @@ for x in np.asarray(X, dtype=float):
     out.append(tied[0] if len(tied) == 1 else y_train[nearest[0]])   # the 1-NN label, tied or not
 return np.array(out)
 """}, 2),
-    ("knn", "k_plus_one_neighbours", {"knn-solution": """
-X_train = np.asarray(X_train, dtype=float)
-y_train = np.asarray(y_train)
-out = []
-for x in np.asarray(X, dtype=float):
-    votes = list(y_train[np.argsort(((X_train - x) ** 2).sum(axis=1), kind="stable")[:k + 1]])   # one too many
-    top = max(votes.count(v) for v in votes)
-    out.append(next(v for v in votes if votes.count(v) == top))
-return np.array(out)
-"""}, 0),
-    ("knn", "skips_the_nearest", {"knn-solution": """
-X_train = np.asarray(X_train, dtype=float)
-y_train = np.asarray(y_train)
-out = []
-for x in np.asarray(X, dtype=float):
-    votes = list(y_train[np.argsort(((X_train - x) ** 2).sum(axis=1), kind="stable")[1:k + 1]])  # leaves out the first
-    top = max(votes.count(v) for v in votes)
-    out.append(next(v for v in votes if votes.count(v) == top))
-return np.array(out)
-"""}, 0),
-    ("knn", "farthest_neighbours", {"knn-solution": """
-X_train = np.asarray(X_train, dtype=float)
-y_train = np.asarray(y_train)
-out = []
-for x in np.asarray(X, dtype=float):
-    votes = list(y_train[np.argsort(-((X_train - x) ** 2).sum(axis=1), kind="stable")[:k]])   # sorted the wrong way
-    top = max(votes.count(v) for v in votes)
-    out.append(next(v for v in votes if votes.count(v) == top))
-return np.array(out)
-"""}, 0),
+    ("knn", "k_plus_one_neighbours", {"knn-solution": _majority_of(
+        'np.argsort(((X_train - x) ** 2).sum(axis=1), kind="stable")[:k + 1]', "one too many")}, 0),
+    ("knn", "skips_the_nearest", {"knn-solution": _majority_of(
+        'np.argsort(((X_train - x) ** 2).sum(axis=1), kind="stable")[1:k + 1]', "leaves out the first")}, 0),
+    ("knn", "farthest_neighbours", {"knn-solution": _majority_of(
+        'np.argsort(-((X_train - x) ** 2).sum(axis=1), kind="stable")[:k]', "sorted the wrong way")}, 0),
     ("knn", "calls_course_lib", {"knn-solution": "return cl.knn_predict(X_train, y_train, X, k=k)\n"}, 0),
     # -- standardize: 1 point for the training statistics, 1 for the training set and constant features --
     ("standardize", "fits_on_the_points_it_transforms", {"standardize-solution": """

@@ -16,7 +16,9 @@ withheld function reaches (calls or names, directly or through other helpers, in
 :data:`SHARED_HELPERS` (input checks, ``sign`` with sign(0) = -1, the logistic function,
 the visiting order of the examples), which teach nothing an exercise asks for and which
 the data loaders and plots also use. Public functions built on a withheld helper then
-refuse as well, naming the helper.
+refuse as well, naming the helper. A shared helper that *is* an exercise (``_sign``, sign
+with sign(0) = -1, is the whole of ps1's ``predict``) is withheld when the assignment lists
+it by name, and every method built on it (``SVMResult.predict`` ...) refuses with it.
 
 The copy is mounted over ``course_lib`` inside the sandbox, so no route reaches the
 implementation: not ``cl.pla``, not ``getattr``, ``exec``, ``importlib`` or a helper file,
@@ -43,7 +45,8 @@ _MAX_BYTES = 64 * 1024
 
 SHARED_HELPERS = ("_check*", "_sign", "_expit", "_log_expit", "_pair", "_cycle_order", "_first_from")
 """Private helpers (glob patterns) never withheld with the functions that use them: checks and
-one-line utilities that solve no exercise and that loaders and plots share."""
+one-line utilities that loaders and plots share. An assignment whose exercise one of them
+solves lists it by name."""
 
 
 def message(name, assignment):

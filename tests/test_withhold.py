@@ -250,6 +250,37 @@ for n in order:
     w = w + 0.1 * y[n] * X[n] / (1 + math.exp(y[n] * (X[n] @ w)))
 assert np.allclose(sgd_path(X, y, eta=0.1, orders=order[None], w0=w0)[-1], w)
 '''),
+    "ps1_perceptron: predict by the shared sign": ("ps1_perceptron", "_sign", '''
+import numpy as np
+from course_lib.perceptron import _sign
+scores = np.array([-2.0, -0.0, 0.0, 1e-300, 3.0])
+assert _sign(scores).tolist() == [-1.0, -1.0, -1.0, 1.0, 1.0]
+'''),
+    "ps1_perceptron: predict by PrimalSVMResult.predict": ("ps1_perceptron", "_sign", '''
+import numpy as np
+from course_lib.svm import PrimalSVMResult
+rng = np.random.default_rng(9)
+X, w = rng.normal(size=(30, 3)), rng.normal(size=3)
+X[0] = 0.0                                          # a score of exactly 0 is labelled -1
+assert np.array_equal(PrimalSVMResult(w, 0.0, None).predict(X), np.where(X @ w > 0, 1.0, -1.0))
+'''),
+    "ps3_digits: train_and_test_errors from predict": ("ps3_digits", "predict", '''
+import numpy as np
+import course_lib as cl
+rng = np.random.default_rng(10)
+X, w = np.column_stack([np.ones(50), rng.normal(size=(50, 2))]), rng.normal(size=3)
+y = np.where(rng.random(50) < 0.5, 1.0, -1.0)
+assert np.mean(cl.predict(w, X) != y) == sum((1.0 if x @ w > 0 else -1.0) != t for x, t in zip(X, y)) / 50
+'''),
+    "ps5_svm: svm_predict by SVMResult.predict with w = alpha * y on K.T": ("ps5_svm", "_sign", '''
+import numpy as np
+from course_lib.svm import SVMResult
+rng = np.random.default_rng(11)
+K, y, alpha, b = rng.normal(size=(20, 7)), np.where(rng.random(20) < 0.5, 1.0, -1.0), rng.random(20), 0.3
+labels = SVMResult(alpha, b, None, w=alpha * y).predict(K.T)
+assert np.array_equal(labels, [1.0 if sum(alpha[n] * y[n] * K[n, j] for n in range(20)) + b > 0 else -1.0
+                               for j in range(7)])
+'''),
     "ps4_regression: cross_entropy_gradient from one step of gradient_descent_path": (
         "ps4_regression", "gradient_descent_path", '''
 import numpy as np

@@ -1,8 +1,11 @@
 """course_lib.svm: the dual and primal quadratic programs against libsvm (scikit-learn's SVC) and KKT."""
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 import course_lib as cl
@@ -13,7 +16,7 @@ seeds = st.integers(0, 2**32 - 1)
 
 def libsvm(X, y, **kw):
     """libsvm's answer, with alpha*y spread over all examples (0 off the support)."""
-    svc = SVC(tol=1e-10, **kw).fit(X, y)
+    svc = SVC(**{"tol": 1e-10, **kw}).fit(X, y)
     ay = np.zeros(len(y))
     ay[svc.support_] = svc.dual_coef_[0]
     return svc, ay
@@ -50,11 +53,17 @@ def test_hard_margin_matches_libsvm_and_the_primal(seed, n, d):
 def test_soft_margin_matches_libsvm_and_the_primal(seed, n, d, C):
     X, y = noisy(seed, n, d)
     res = fit_svm(X, y, C=C)
-    svc, ay = libsvm(X, y, kernel="linear", C=C)
-    # alpha itself need not be unique (X X^T has rank d < N), but w and the optimum are
-    libsvm_objective = ay @ y - 0.5 * (ay @ X) @ (ay @ X)
-    assert res.alpha.sum() - 0.5 * res.w @ res.w == pytest.approx(libsvm_objective, abs=1e-6)
-    np.testing.assert_allclose(res.w, svc.coef_[0], atol=1e-4 * max(1.0, np.abs(res.w).max()))
+    # On a few tiny sets (6 points in 1 or 2 dimensions) libsvm's SMO cycles for millions of
+    # steps without meeting tol, whatever tol is; it is stopped after 10^6 and, not having
+    # converged (fit_status_ 1), is not a reference there: the primal below still is.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svc, ay = libsvm(X, y, kernel="linear", C=C, max_iter=10**6)
+    if svc.fit_status_ == 0:
+        # alpha itself need not be unique (X X^T has rank d < N), but w and the optimum are
+        libsvm_objective = ay @ y - 0.5 * (ay @ X) @ (ay @ X)
+        assert res.alpha.sum() - 0.5 * res.w @ res.w == pytest.approx(libsvm_objective, abs=1e-6)
+        np.testing.assert_allclose(res.w, svc.coef_[0], atol=1e-4 * max(1.0, np.abs(res.w).max()))
     assert np.all((res.alpha >= 0) & (res.alpha <= C))
     assert kkt_violation(res) < 1e-4
     primal = fit_svm_primal(X, y, C=C)
@@ -64,7 +73,7 @@ def test_soft_margin_matches_libsvm_and_the_primal(seed, n, d, C):
     primal_obj = 0.5 * primal.w @ primal.w + C * primal.xi.sum()
     assert dual_obj == pytest.approx(primal_obj, rel=1e-5, abs=1e-6)
     free = (res.alpha > 1e-6 * C) & (res.alpha < C * (1 - 1e-6))
-    if free.any():  # b is unique only when a support vector is free
+    if free.any() and svc.fit_status_ == 0:  # b is unique only when a support vector is free
         assert res.b == pytest.approx(svc.intercept_[0], abs=1e-4)
 
 

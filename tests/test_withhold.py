@@ -292,6 +292,17 @@ X_train, X = rng.normal(3.0, 2.0, size=(40, 3)), rng.normal(size=(9, 3))
 mean, scale = X_train.mean(axis=0), X_train.std(axis=0)
 assert np.allclose(Standardizer(mean, scale).transform(X), [[(x[j] - mean[j]) / scale[j] for j in range(3)] for x in X])
 '''),
+    "ps4_regression: cross_entropy_error by the shared, overflow-free log-logistic": ("ps4_regression", "_log_expit", '''
+import math
+import numpy as np
+from course_lib.regression import _log_expit
+rng = np.random.default_rng(13)
+X, w = np.column_stack([np.ones(30), rng.normal(size=(30, 2))]), rng.normal(size=3) * 400.0
+y = np.where(rng.random(30) < 0.5, 1.0, -1.0)
+s = y * (X @ w)                                    # signals of hundreds: exp(-s) overflows in a naive formula
+reference = sum(-t if t < 0 else 0.0 for t in s) / 30 + sum(math.log1p(math.exp(-abs(t))) for t in s) / 30
+assert np.isclose(-np.mean(_log_expit(s)), reference, rtol=1e-12)
+'''),
     "ps4_regression: cross_entropy_gradient from one step of gradient_descent_path": (
         "ps4_regression", "gradient_descent_path", '''
 import numpy as np

@@ -2,7 +2,8 @@
 
 Each assignment lists, in ``source/<assignment>/course_lib_withheld.txt`` (released with the
 notebook), the ``course_lib`` functions that solve its exercises: one name per line, ``#``
-starts a comment. While the assignment is graded or self-checked, the student's process sees
+starts a comment; a method of one of ``course_lib``'s classes is listed as ``Class.method``
+(``Standardizer.transform``). While the assignment is graded or self-checked, the student's process sees
 a copy of ``course_lib`` in which each of those functions is replaced, in its module's
 source, by one that raises::
 
@@ -61,8 +62,10 @@ def parse_withheld(text, *, where=FILE):
         name = line.split("#", 1)[0].strip()
         if not name:
             continue
-        if not name.isidentifier():
-            raise ValueError(f"{where}, line {number}: expected the name of a course_lib function, got {name!r}")
+        owner, _, attr = name.rpartition(".")
+        if not attr.isidentifier() or ("." in name and not (owner.isidentifier() and owner[0].isupper())):
+            raise ValueError(f"{where}, line {number}: expected the name of a course_lib function "
+                             f"(or Class.method), got {name!r}")
         if name not in names:
             names.append(name)
     return names
@@ -91,7 +94,7 @@ def course_lib_dir():
     return Path(dirs[0])
 
 
-def _stub(node, name, assignment):
+def _stub(node, name, assignment, *, keep_decorators=False):
     """``node`` (a function definition) with its body replaced by a raise of the withheld message."""
     raise_stmt = ast.parse(f"raise NotImplementedError({message(name, assignment)!r})").body[0]
     body = [raise_stmt]
@@ -99,7 +102,8 @@ def _stub(node, name, assignment):
             and isinstance(node.body[0].value.value, str)):
         body.insert(0, ast.Expr(ast.Constant(f"Withheld: {message(name, assignment)}.")))
     node.body = body
-    node.decorator_list = []
+    if not keep_decorators:
+        node.decorator_list = []
     return node
 
 
@@ -112,10 +116,13 @@ def _module_functions(source):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         nodes = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         defs[path] = nodes
-        for node in nodes:
+        named = [(n.name, n) for n in nodes]
+        named += [(f"{c.name}.{m.name}", m) for c in tree.body if isinstance(c, ast.ClassDef)
+                  for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for name, node in named:
             used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
             used |= {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
-            refers.setdefault(node.name, set()).update(used)
+            refers.setdefault(name, set()).update(used)
     return defs, refers
 
 
@@ -191,13 +198,20 @@ def withheld_copy(names, assignment, dest, *, source=None):
                     _stub(node, node.name, assignment)
                     found.add(node.name)
                     changed = True
+                elif isinstance(node, ast.ClassDef):
+                    for method in node.body:
+                        name = f"{node.name}.{getattr(method, 'name', '')}"
+                        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in names:
+                            _stub(method, name, assignment, keep_decorators=True)
+                            found.add(name)
+                            changed = True
             out.write_text(ast.unparse(tree) + "\n" if changed else text, encoding="utf-8")
     for path in [dest] + list(dest.rglob("*")):
         os.chmod(path, 0o755 if path.is_dir() else 0o644)
     missing = sorted(listed - found)
     if missing:
         raise ValueError(f"{FILE} of {assignment} lists {', '.join(missing)}, which course_lib does not define "
-                         "as a function")
+                         "as a function (or as a method of one of its classes)")
     return dest
 
 
@@ -227,6 +241,13 @@ def install_in_kernel(folder=".", assignment=None):
     for module_name, module in list(sys.modules.items()):
         if module_name == "course_lib" or module_name.startswith("course_lib."):
             for name in names:
-                if callable(getattr(module, name, None)):
-                    setattr(module, name, stub(name))
+                owner, _, attr = name.rpartition(".")
+                target = getattr(module, owner, None) if owner else module
+                if not isinstance(target, type) and owner:
+                    continue
+                current = target.__dict__.get(attr) if owner else getattr(module, attr, None)
+                if isinstance(current, property):
+                    setattr(target, attr, property(stub(name)))
+                elif callable(current):
+                    setattr(target, attr, stub(name))
     return names

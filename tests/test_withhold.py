@@ -142,7 +142,10 @@ helpers, refused = sys.argv[1].split(","), []
 for info in pkgutil.iter_modules(course_lib.__path__):
     module = importlib.import_module("course_lib." + info.name)
     for name in helpers:
-        f = module.__dict__.get(name)
+        owner, _, attr = name.rpartition(".")
+        holder = module.__dict__.get(owner).__dict__ if owner in module.__dict__ else {}
+        f = holder.get(attr) if owner else module.__dict__.get(name)
+        f = f.fget if isinstance(f, property) else f
         if not inspect.isfunction(f) or f.__module__ != module.__name__:
             continue
         params = inspect.signature(f).parameters.values()
@@ -169,7 +172,7 @@ def test_the_private_helpers_doing_a_withheld_functions_work_are_withheld_too(as
 
     listed = withheld_names(ROOT / "source" / assignment)
     helpers = sorted(withheld_closure(listed) - set(listed))
-    assert all(h.startswith("_") and not h.startswith("_check") for h in helpers)
+    assert all(h.rpartition(".")[2].startswith("_") and not h.startswith("_check") for h in helpers)
     withheld_copy(listed, assignment, tmp_path / "course_lib", source=Path(course_lib.__file__).parent)
     out = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
                           + CALL_EVERY_HELPER, ",".join(helpers + listed)],
@@ -281,6 +284,14 @@ labels = SVMResult(alpha, b, None, w=alpha * y).predict(K.T)
 assert np.array_equal(labels, [1.0 if sum(alpha[n] * y[n] * K[n, j] for n in range(20)) + b > 0 else -1.0
                                for j in range(7)])
 '''),
+    "ps5_svm: standardize by Standardizer.transform": ("ps5_svm", "Standardizer.transform", '''
+import numpy as np
+from course_lib.neighbors import Standardizer
+rng = np.random.default_rng(12)
+X_train, X = rng.normal(3.0, 2.0, size=(40, 3)), rng.normal(size=(9, 3))
+mean, scale = X_train.mean(axis=0), X_train.std(axis=0)
+assert np.allclose(Standardizer(mean, scale).transform(X), [[(x[j] - mean[j]) / scale[j] for j in range(3)] for x in X])
+'''),
     "ps4_regression: cross_entropy_gradient from one step of gradient_descent_path": (
         "ps4_regression", "gradient_descent_path", '''
 import numpy as np
@@ -313,3 +324,60 @@ def test_a_public_function_that_does_an_exercises_work_is_withheld_too(route, tm
     copy = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n" + code],
                           capture_output=True, text=True, cwd=tmp_path)
     assert copy.returncode != 0 and message(refused, assignment) in copy.stderr, copy.stderr
+
+
+def test_a_method_is_listed_as_class_dot_method(tmp_path):
+    """The copy stubs the method in its class (decorators kept); the class and its other methods still work."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import course_lib
+
+    assert parse_withheld("Standardizer.transform  # (X - mean) / scale\nSVMResult.margin\n") == [
+        "Standardizer.transform", "SVMResult.margin"]
+    for bad in ("course_lib.Standardizer.transform", "Standardizer.", ".transform", "neighbors.Standardizer"):
+        with pytest.raises(ValueError, match="line 1"):
+            parse_withheld(bad)
+    with pytest.raises(ValueError, match="Standardizer.fit"):
+        withheld_copy(["Standardizer.fit"], "ps5_svm", tmp_path / "other", source=Path(course_lib.__file__).parent)
+    withheld_copy(["Standardizer.transform", "SVMResult.margin"], "ps5_svm", tmp_path / "course_lib",
+                  source=Path(course_lib.__file__).parent)
+    script = f"""import sys; sys.path.insert(0, {str(tmp_path)!r})
+import numpy as np, course_lib as cl
+s = cl.neighbors.Standardizer(np.zeros(2), np.ones(2))
+r = cl.svm.SVMResult(np.ones(2), 0.0, np.arange(2), w=np.array([1.0, -1.0]))
+assert r.predict(np.array([[2.0, 1.0]])).tolist() == [1.0]       # other methods untouched
+for call in (lambda: s.transform(np.ones((1, 2))), lambda: r.margin):  # margin stays a property
+    try:
+        call()
+    except NotImplementedError as exc:
+        print(exc)
+"""
+    out = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [message("Standardizer.transform", "ps5_svm"),
+                                       message("SVMResult.margin", "ps5_svm")]
+
+
+def test_the_validate_button_withholds_a_listed_method(tmp_path):
+    """install_in_kernel (the Validate button's kernel) replaces a listed method and a listed property too."""
+    import subprocess
+    import sys
+
+    (tmp_path / FILE).write_text("Standardizer.transform\nSVMResult.margin\n")
+    script = f"""import numpy as np, course_lib as cl
+from grading.withhold import install_in_kernel
+install_in_kernel({str(tmp_path)!r}, "ps5_svm")
+r = cl.svm.SVMResult(np.ones(2), 0.0, np.arange(2), w=np.array([1.0, -1.0]))
+assert r.predict(np.array([[2.0, 1.0]])).tolist() == [1.0]
+for call in (lambda: cl.neighbors.Standardizer(np.zeros(2), np.ones(2)).transform(np.ones((1, 2))), lambda: r.margin):
+    try:
+        call()
+    except NotImplementedError as exc:
+        print(exc)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [message("Standardizer.transform", "ps5_svm"),
+                                       message("SVMResult.margin", "ps5_svm")]

@@ -43,9 +43,23 @@ def source_folder(config, assignment):
     return Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
 
 
+_PATTERN_CHARACTERS = "*?[]"
+
+
 def check_no_links(folder, notebook=None):
-    """Raise :class:`SubmissionRefused` when the submission's folders (or its notebook) are links."""
+    """Raise :class:`SubmissionRefused` when the submission's folders (or its notebook) are links.
+
+    Also when the student folder's name holds a character nbgrader reads as a file pattern
+    (``*``, ``?``, ``[``, ``]``): nbgrader finds a student's files by globbing
+    ``submitted/<student>/...``, so a folder named ``r*`` (from an unzipped LMS download, say)
+    would be graded with the files of every student whose id starts with r.
+    """
     folder = Path(folder)
+    student = folder.parent.name
+    if any(c in student for c in _PATTERN_CHARACTERS):
+        raise SubmissionRefused(f"the student folder name {student!r} holds one of {_PATTERN_CHARACTERS}, which "
+                                "nbgrader reads as a pattern matching other students' folders; it was not graded "
+                                "(rename the folder)")
     for path, what in ((folder.parent, "student folder"), (folder, "assignment folder")):
         if path.is_symlink():
             raise SubmissionRefused(f"the {what} {path} is a symbolic link to {os.readlink(path)!r}, not the "

@@ -332,6 +332,8 @@ def hostile(tmp_path_factory):
     (folder / "links_to_a_classmate").symlink_to(folder / "reference")
     (folder / "links_assignment_to_source" ).mkdir()
     (folder / "links_assignment_to_source" / ASSIGNMENT).symlink_to(course / "source" / ASSIGNMENT)
+    # a folder name nbgrader would read as a pattern: "r*" matches reference, reads_a_linked_file, ...
+    submit(course, "r*", fill(released, partial))
 
     solution = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     (course / "submitted" / "reads_a_linked_file" / ASSIGNMENT / "solution.json").symlink_to(solution)
@@ -381,6 +383,14 @@ def test_a_submission_that_is_a_link_at_any_level_is_not_graded_nor_fed_back(hos
     assert "symbolic link" in row["reason"], row["reason"]
     assert not (hostile["course"] / "autograded" / student).exists() or not any(
         (hostile["course"] / "autograded" / student).rglob("*.ipynb"))
+
+
+def test_a_student_folder_named_like_a_pattern_is_not_graded_and_changes_no_one_else(hostile):
+    row = hostile["rows"]["r*"]
+    assert row["status"] == "ungraded" and row["score"] is None
+    assert "pattern" in row["reason"], row["reason"]
+    assert not any((hostile["course"] / "autograded" / "r*").rglob("*.ipynb"))
+    assert hostile["rows"]["reference"]["score"] == _expected("reference")
 
 
 def test_the_autograded_notebooks_stay_small(hostile):

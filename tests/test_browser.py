@@ -21,7 +21,7 @@ from pathlib import Path
 import labdriver as ld
 import nbformat
 import pytest
-from grading_helpers import ASSIGNMENT, fill, grade_id, reference_bodies
+from grading_helpers import ASSIGNMENT, fill, grade_id, reference_bodies, with_written_answers, written_answer_ids
 from playwright.sync_api import expect
 
 pytest_plugins = ["labdriver"]
@@ -112,10 +112,12 @@ def test_validate_names_every_failing_cell_of_an_untouched_assignment(student_la
     tests = {grade_id(c): c.source.strip() for c in released.cells
              if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")}
     assert tests, "the released assignment has no test cells"
+    written = written_answer_ids(released)   # answers graded by hand: Validate says they are missing
     message = validation_dialog(new_page(student_lab), RELEASED, student_lab)
     assert "validation-failed" in message.get_attribute("class")
     text = message.text_content()
-    assert text.count("The following cell failed:") == len(tests), text[:2000]
+    assert text.count("The following cell failed:") == len(tests) + len(written), text[:2000]
+    assert text.count("You did not provide a response") == len(written), text[:2000]
     # every test cell fails on the stubs, and each is shown with its source
     shown = [t.strip() for t in message.locator("pre").all_text_contents()]
     for gid, source in tests.items():
@@ -125,7 +127,7 @@ def test_validate_names_every_failing_cell_of_an_untouched_assignment(student_la
 
 def test_validate_passes_the_reference_solution(student_lab, new_page):
     released = nbformat.read(student_lab.course / RELEASED, as_version=4)
-    solved = fill(released, reference_bodies(ASSIGNMENT))
+    solved = with_written_answers(fill(released, reference_bodies(ASSIGNMENT)))
     path = f"release/{ASSIGNMENT}/{ASSIGNMENT}-solved.ipynb"
     nbformat.write(solved, student_lab.course / path)
     message = validation_dialog(new_page(student_lab), path, student_lab)

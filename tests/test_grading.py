@@ -10,6 +10,7 @@ import csv
 import html
 import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -29,6 +30,7 @@ from grading_helpers import (
     released_notebook,
     submit,
     with_answers,
+    with_written_answers,
 )
 from traitlets.config import Config
 
@@ -373,7 +375,7 @@ def _check(path, cwd):
                           capture_output=True, text=True, cwd=cwd)
 
 
-def test_self_check_exit_status(graded):
+def test_self_check_exit_status(graded, tmp_path):
     course = graded["course"]
     sub = course / "submitted"
     untouched = _check(sub / "untouched" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", course)
@@ -381,11 +383,23 @@ def test_self_check_exit_status(graded):
     wrong = _check(sub / "radius_without_x0" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", course)
     assert wrong.returncode == 1 and "sqrt(1 + 9 + 16)" in wrong.stdout
     for student in ("reference", "warning_on_stderr"):
-        ok = _check(sub / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", course)
+        # as submitted, the derivation graded by hand is left as released: the self-check says so
+        left = _check(sub / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", course)
+        assert left.returncode == 1 and "You did not provide a response" in left.stdout, left.stdout[-2000:]
+        ok = _check(_answered_copy(sub / student, tmp_path / student), course)
         assert ok.returncode == 0, ok.stdout[-2000:]
 
 
-def test_lab_validate_button_uses_the_course_configuration(graded, monkeypatch):
+def _answered_copy(student_folder, dest):
+    """The student's notebook with its answers graded by hand written, in ``dest``/<assignment>/."""
+    folder = dest / ASSIGNMENT
+    shutil.copytree(student_folder / ASSIGNMENT, folder)
+    path = folder / f"{ASSIGNMENT}.ipynb"
+    nbformat.write(with_written_answers(nbformat.read(path, as_version=4)), path)
+    return path
+
+
+def test_lab_validate_button_uses_the_course_configuration(graded, monkeypatch, tmp_path):
     """The Validate button's server handler loads nbgrader_config.py from the lab's working directory."""
     from jupyter_core.paths import jupyter_config_path
     from nbgrader.apps import NbGrader
@@ -397,7 +411,7 @@ def test_lab_validate_button_uses_the_course_configuration(graded, monkeypatch):
     app.load_config_file()
     assert app.config.Execute.timeout == 10
     sub = course / "submitted"
-    result = Validator(config=app.config).validate(str(sub / "warning_on_stderr" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"))
+    result = Validator(config=app.config).validate(str(_answered_copy(sub / "warning_on_stderr", tmp_path)))
     assert not result.get("failed"), result
     result = Validator(config=app.config).validate(str(sub / "untouched" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"))
     assert result.get("failed")

@@ -215,7 +215,24 @@ def running_lab(mode, workdir, *, timeout=WAIT_MS / 1000):
     with serving(["make", "--no-print-directory", MODES[mode]], port=port, cwd=course, env=env, log_path=log_path,
                  timeout=timeout):
         answer(lab, timeout)
+        warm_up(lab, timeout)
         yield lab
+
+
+def warm_up(lab, timeout):
+    """Start and stop one kernel through the API before any test opens a notebook.
+
+    A fresh server's first kernel start is its slowest (kernel specs read, the first
+    ipykernel import), and that is when JupyterLab was seen to start two kernels for the
+    first notebook a test opened and to shut one down under the page. The tests then meet
+    a server that has been through it.
+    """
+    kernel = lab.api("api/kernels", method="POST", body={"name": "python3"}, timeout=timeout)
+    try:
+        lab.api(f"api/kernels/{kernel['id']}", timeout=timeout)
+    finally:
+        with contextlib.suppress(urllib.error.URLError):
+            lab.api(f"api/kernels/{kernel['id']}", method="DELETE", timeout=timeout)
 
 
 # --- a notebook, as a student meets it --------------------------------------------------
@@ -234,12 +251,24 @@ def open_notebook(page, lab, path, *, kernel=True, timeout=WAIT_MS):
     page.wait_for_selector(f"{ACTIVE} .jp-Notebook .jp-Cell", timeout=timeout)
     if not kernel:
         return
-    from playwright.sync_api import expect
-    # the notebook's own kernel status, as its toolbar shows it: "idle" once its kernel has started and answered
-    indicator = page.locator(f"{ACTIVE} .jp-Notebook-ExecutionIndicator")
+    from playwright.sync_api import Error, expect
+    # Ready when all three say so: the server (the notebook's session has a kernel that is idle),
+    # the status bar (the page's connection to that kernel reports "Idle") and the toolbar's
+    # execution indicator. The indicator alone reads "idle" before the page is connected, and a
+    # Run All sent then was seen to run nothing.
     try:
-        expect(indicator).to_have_attribute("data-status", "idle", timeout=timeout)
-    except AssertionError as exc:
+        page.wait_for_function(
+            """async (path) => {
+                const r = await fetch('/api/sessions', {credentials: 'same-origin'});
+                if (!r.ok) return false;
+                return (await r.json()).some(s => s.path.endsWith(path) && s.kernel
+                                                  && s.kernel.execution_state === 'idle');
+            }""", arg=path, timeout=timeout, polling=250)
+        page.wait_for_function("() => /\\|\\s*Idle/.test(document.querySelector('#jp-main-statusbar')?.textContent || '')",
+                               timeout=timeout, polling=100)
+        expect(page.locator(f"{ACTIVE} .jp-Notebook-ExecutionIndicator")).to_have_attribute(
+            "data-status", "idle", timeout=timeout)
+    except (AssertionError, Error) as exc:
         raise AssertionError(f"the kernel of {path} never became idle: {exc}\n{lab.log_tail()}") from None
 
 
@@ -261,21 +290,31 @@ def run_all(page, *, timeout=WAIT_MS):
 
     Returns the prompts of the code cells ("[1]:", ... or "[ ]:" for a cell that never ran).
     """
-    menu_command(page, "Run", "runmenu:run-all")
-    # Either the cells start running, or JupyterLab first asks for a kernel.
-    page.wait_for_function(
-        """(active) => document.querySelector('.jp-Dialog .jp-Dialog-header')
-                       || [...document.querySelectorAll(active + ' .jp-CodeCell .jp-InputPrompt')]
-                          .some(p => /[*\\d]/.test(p.textContent))""", arg=ACTIVE, timeout=timeout, polling=100)
-    accept_dialog(page, "Select Kernel")
-    page.wait_for_function(
-        """(active) => {
-            const prompts = [...document.querySelectorAll(active + ' .jp-CodeCell .jp-InputPrompt')];
-            const busy = prompts.some(p => p.textContent.includes('*'));
-            const ind = document.querySelector(active + ' .jp-Notebook-ExecutionIndicator');
-            return prompts.length > 0 && !busy && /\\d/.test(prompts[0].textContent)
-                   && ind && ind.dataset.status === 'idle';
-        }""", arg=ACTIVE, timeout=timeout, polling=200)
+    for attempt in range(2):
+        menu_command(page, "Run", "runmenu:run-all")
+        # Either the cells start running, or JupyterLab first asks for a kernel.
+        page.wait_for_function(
+            """(active) => document.querySelector('.jp-Dialog .jp-Dialog-header')
+                           || [...document.querySelectorAll(active + ' .jp-CodeCell .jp-InputPrompt')]
+                              .some(p => /[*\\d]/.test(p.textContent))""", arg=ACTIVE, timeout=timeout, polling=100)
+        accept_dialog(page, "Select Kernel")
+        # Done: every cell has run and the kernel is idle. Or JupyterLab asks for a kernel again:
+        # it lost the one it had started (a fresh server sometimes starts two kernels for the
+        # first notebook it opens and shuts one down under the page); then choose it and run
+        # all again, once.
+        state = page.wait_for_function(
+            """(active) => {
+                const header = document.querySelector('.jp-Dialog .jp-Dialog-header');
+                if (header && header.textContent.includes('Select Kernel')) return 'lost';
+                const prompts = [...document.querySelectorAll(active + ' .jp-CodeCell .jp-InputPrompt')];
+                const busy = prompts.some(p => p.textContent.includes('*'));
+                const ind = document.querySelector(active + ' .jp-Notebook-ExecutionIndicator');
+                return prompts.length > 0 && !busy && /\\d/.test(prompts[0].textContent)
+                       && ind && ind.dataset.status === 'idle' && 'done';
+            }""", arg=ACTIVE, timeout=timeout, polling=200).json_value()
+        if state != "lost" or attempt:
+            break
+        accept_dialog(page, "Select Kernel")
     return _texts(page.locator(f"{ACTIVE} .jp-CodeCell .jp-InputPrompt"))
 
 

@@ -166,30 +166,34 @@ def _smo(column, diagonal, y, C, alpha, v, eps, max_steps):
     return None
 
 
-def _exact_on_support(column, y, C, alpha, *, tol=1e-9):
-    """The exact optimum on the active set that SMO's ``alpha`` shows, or None if it is not the optimum.
+def _exact_on_support(column, y, upper, alpha, *, snap=1e-10):
+    """The exact optimum on the active set that ``alpha`` shows: alpha, b and its largest KKT violation.
 
-    Which alpha are 0, which C and which free (between) is read from ``alpha`` (SMO puts
-    the bounded ones exactly on their bounds). The free ones and b then solve a linear
-    system: every free support vector lies exactly on the margin, and ``sum y_n alpha_n = 0``;
-    it is solved for the correction nearest to SMO's values (least squares, so that a
-    singular system, as with more free support vectors than the linear kernel has
-    dimensions, keeps SMO's choice among the optima). A free alpha that the solve pushes
-    out of ``(0, C)`` goes to that bound and the system is solved again. The result is
-    the optimum when the KKT conditions hold, to ``tol``, at every example, which needs
-    only the kernel's columns of the support vectors.
+    Which alpha are 0, which at the bound ``upper`` and which free (between) is read from
+    ``alpha``, with the ones within ``snap`` (relative) of a bound put on it (SMO's steps
+    leave rounding errors, an interior-point method a little more). The free ones and b
+    then solve a linear system: every free support vector lies exactly on the margin,
+    ``y_n (sum_m alpha_m y_m K_nm + b) = 1``, and ``sum y_n alpha_n = 0``. It is solved for
+    the correction nearest to the given values (least squares, so that a singular system,
+    as with more free support vectors than the linear kernel has dimensions, or duplicated
+    examples, keeps the given choice among the optima). A free alpha that the solve pushes
+    out of ``(0, upper)`` goes to that bound and the system is solved again; the free set
+    only shrinks, so this ends. The violation, measured at every example, is 0 (to
+    round-off) exactly when the reading was right. Only the kernel's columns ``column(i)``
+    of the support vectors are needed.
     """
     a = alpha.copy()
-    a[a < 1e-10 * C] = 0.0  # SMO's steps can leave an alpha a rounding error away from its bound
-    a[a > C * (1 - 1e-10)] = C
-    for _ in range(len(y)):
+    a[a < snap * max(1.0, float(a.max()))] = 0.0
+    if np.isfinite(upper):
+        a[a > upper * (1 - snap)] = upper
+    while True:
         sv = np.flatnonzero(a > 0)
         K_sv = np.column_stack([column(s) for s in sv]) if sv.size else np.zeros((len(y), 0))
         g = K_sv @ (a[sv] * y[sv])  # sum_m alpha_m y_m K_nm for every n
-        free = a[sv] < C
+        free = a[sv] < upper
         F = sv[free]
         if F.size == 0:
-            b = _b_from_kkt(g, y, a, C)
+            b = _b_from_kkt(g, y, a, upper)
             break
         b = float(np.mean(y[F] - g[F]))
         A = np.zeros((F.size + 1, F.size + 1))
@@ -198,19 +202,17 @@ def _exact_on_support(column, y, C, alpha, *, tol=1e-9):
         residual = np.r_[1.0 - y[F] * (g[F] + b), -(a @ y)]
         step = np.linalg.lstsq(A, residual, rcond=None)[0]
         new = a[F] + step[:-1]
-        out = (new <= 0) | (new >= C)
+        out = (new <= 0) | (new >= upper)
         if not out.any():
             a[F], b = new, b + float(step[-1])
             g = K_sv @ (a[sv] * y[sv])
             break
-        a[F[out]] = np.where(new[out] <= 0, 0.0, C)
-    else:
-        return None
+        a[F[out]] = np.where(new[out] <= 0, 0.0, upper)
     f = y * (g + b)
-    free = (a > 0) & (a < C)
-    violation = max(float(np.max(1.0 - f[a == 0], initial=0.0)), float(np.max(f[a == C] - 1.0, initial=0.0)),
+    free = (a > 0) & (a < upper)
+    violation = max(float(np.max(1.0 - f[a == 0], initial=0.0)), float(np.max(f[a == upper] - 1.0, initial=0.0)),
                     float(np.max(np.abs(f[free] - 1.0), initial=0.0)), abs(float(a @ y)))
-    return (a, b) if violation <= tol else None
+    return a, b, violation
 
 
 def _solve_dual_smo(X, y, C, kernel, degree, gamma, coef0):
@@ -229,9 +231,9 @@ def _solve_dual_smo(X, y, C, kernel, degree, gamma, coef0):
         if taken is None:
             return None
         steps -= taken
-        exact = _exact_on_support(column, y, C, alpha)
-        if exact is not None:
-            return exact
+        exact, b, violation = _exact_on_support(column, y, C, alpha)
+        if violation <= 1e-9:
+            return exact, b
     return None
 
 
@@ -322,38 +324,23 @@ def _kkt_gap(Q, y, alpha, b, upper):
 def _polish(Q, y, alpha, upper):
     """Refine an interior-point solution on its active set, as QP solvers' "polishing" does.
 
-    Knowing which alpha are 0, which at the bound and which free, the free ones and b solve
-    a linear system (the free support vectors lie exactly on the margin, and
-    ``sum y_n alpha_n = 0``). The solver's alpha is a little off its bounds, so which ones
-    sit at a bound is read with a few tolerances, from tight to loose; each reading gives
-    one candidate, accurate to round-off when the reading is right. The candidate that
-    satisfies the KKT conditions best is kept, and only if it beats the solver's answer.
+    The solver's alpha is a little off its bounds, so which ones sit at a bound is read
+    with a few tolerances, from tight to loose; each reading gives one candidate
+    (:func:`_exact_on_support`), accurate to round-off when the reading is right. The
+    candidate that satisfies the KKT conditions best is kept, and only if it beats the
+    solver's answer.
     """
     b = _b_from_kkt(y * (Q @ alpha), y, alpha, upper)  # g_n = sum_m alpha_m y_m K_mn (Q = y y^T * K)
     best, best_b, best_gap = alpha, b, _kkt_gap(Q, y, alpha, b, upper)
-    scale = max(1.0, float(alpha.max()))
-    for rel in (1e-7, 1e-6, 1e-5, 1e-4):
-        current = alpha.copy()
-        current[current < rel * scale] = 0.0
-        if np.isfinite(upper):
-            current[current > upper * (1 - rel)] = upper
-        free = np.flatnonzero((current > 0) & (current < upper))
-        if free.size == 0:
-            continue
-        at_upper = np.flatnonzero(current >= upper) if np.isfinite(upper) else np.array([], dtype=int)
-        cap = upper if at_upper.size else 0.0
-        A = np.zeros((free.size + 1, free.size + 1))
-        A[:-1, :-1] = Q[np.ix_(free, free)]
-        A[:-1, -1] = y[free]
-        A[-1, :-1] = y[free]
-        rhs = np.r_[1.0 - Q[np.ix_(free, at_upper)].sum(axis=1) * cap, -cap * y[at_upper].sum()]
-        sol = np.linalg.lstsq(A, rhs, rcond=None)[0]
-        if np.any(sol[:-1] <= 0) or np.any(sol[:-1] >= upper):
-            continue  # this reading of the active set is wrong
-        current[free] = sol[:-1]
-        gap = _kkt_gap(Q, y, current, float(sol[-1]), upper)
+
+    def column(i):  # the kernel's column i (with I/C added for the 2-norm soft margin)
+        return y[i] * y * Q[:, i]
+
+    for snap in (1e-7, 1e-6, 1e-5, 1e-4):
+        current, b, _ = _exact_on_support(column, y, upper, alpha, snap=snap)
+        gap = _kkt_gap(Q, y, current, b, upper)
         if gap < best_gap:
-            best, best_b, best_gap = current, float(sol[-1]), gap
+            best, best_b, best_gap = current, b, gap
     return best, best_b
 
 

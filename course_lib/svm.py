@@ -117,6 +117,7 @@ def _kernel_columns(X, kernel, degree, gamma, coef0):
             cache[i] = kernel_matrix(X, X[i:i + 1], **params)[:, 0]
         return cache[i]
 
+    column(0)  # checks the kernel's parameters, with the error naming the one that is wrong
     norms = np.einsum("ij,ij->i", X, X)
     if kernel == "linear":
         diagonal = norms
@@ -397,8 +398,9 @@ class SVMResult:
 
         For the hard margin it is the distance from the boundary to the nearest example.
         """
-        ay = self.alpha * self.y_train
-        K = kernel_matrix(self.X_train, kernel=self.kernel, degree=self.degree, gamma=self.gamma, coef0=self.coef0)
+        s = self.support
+        ay = self.alpha[s] * self.y_train[s]
+        K = kernel_matrix(self.X_train[s], kernel=self.kernel, degree=self.degree, gamma=self.gamma, coef0=self.coef0)
         return float(1.0 / np.sqrt(ay @ K @ ay))
 
 

@@ -152,6 +152,10 @@ def test_bad_inputs_name_the_argument():
         fit_svm([[0.0], [1.0]], [1, -1], C=1.0, penalty="l3")
     with pytest.raises(ValueError, match="y must contain only"):
         fit_svm([[0.0], [1.0]], [1, 0])
+    X, y = noisy(3, 200, 2)  # a large problem, for SMO: its kernel columns check the parameters too
+    for bad in ({"gamma": "1"}, {"gamma": -1.0}, {"degree": 2.5}, {"coef0": -1.0}):
+        with pytest.raises(ValueError, match=f"{next(iter(bad))} must be"):
+            fit_svm(X, y, C=1.0, kernel="poly", **bad)
 
 
 @contextlib.contextmanager

@@ -94,7 +94,10 @@ def test_rbf_and_polynomial_kernels_match_libsvm(seed, n, gamma, C):
         if kw["kernel"] == "rbf":  # a strictly positive definite Gram matrix: alpha is unique
             np.testing.assert_allclose(res.alpha * y, ay, atol=1e-4 * C)
         Xt = np.random.default_rng(seed + 1).normal(size=(30, 2))
-        np.testing.assert_allclose(res.decision_function(Xt), svc.decision_function(Xt), rtol=5e-3, atol=1e-3 * max(1.0, C))
+        f = res.decision_function(Xt)
+        # libsvm stops on an absolute tolerance for the gradient, so with a cubic kernel's large values
+        # (gamma = 4) its decision values are off in proportion to their size: measured 0.013 of 16
+        np.testing.assert_allclose(f, svc.decision_function(Xt), atol=1e-3 * max(1.0, C) * max(1.0, np.abs(f).max()))
         assert res.w is None
         assert kkt_violation(res) < 1e-5
 

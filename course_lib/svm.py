@@ -34,8 +34,10 @@ computed only when a step needs them. SMO stops near the optimum; the active set
 found (which alpha are 0, which C, which in between) then gives the exact optimum by one
 linear solve on the support vectors, checked against the KKT conditions at every
 example (SMO goes on, to a tighter tolerance, until the check passes). The hard margin
-and the 2-norm soft margin of large problems are solved by Clarabel on a working set of
-examples that grows until no example left out violates the KKT conditions (chunking).
+and the 2-norm soft margin of large problems, and the 1-norm soft margin where SMO would
+need very many steps (a large C), are solved by Clarabel on a working set of examples
+that grows until no example left out violates the KKT conditions (chunking). The
+interior-point answers are refined by the same linear solve on their active set.
 """
 from dataclasses import dataclass, field
 
@@ -99,8 +101,12 @@ moderate C); with a large C it can need tens of thousands (so does libsvm), wher
 interior-point method is quicker. The budget costs about as much time as the Clarabel route."""
 
 
+_CACHE_BYTES = 2**27
+"""SMO keeps at most this many bytes of kernel columns (128 MiB: all of them up to N = 4,096)."""
+
+
 def _kernel_columns(X, kernel, degree, gamma, coef0):
-    """``column(i)``, the kernel's column ``K[:, i]`` computed on demand and remembered, and K's diagonal.
+    """``column(i)``, the kernel's column ``K[:, i]`` computed on demand (the recent ones remembered), and K's diagonal.
 
     A callable kernel may treat the whole training set specially (``kernel(X, X)``), so its
     Gram matrix is computed once; the named kernels' columns and diagonal come from the
@@ -110,10 +116,14 @@ def _kernel_columns(X, kernel, degree, gamma, coef0):
     if callable(kernel):
         K = kernel_matrix(X, **params)
         return (lambda i: K[:, i]), np.diag(K).copy()
-    cache = {}
+    cache, room = {}, max(64, _CACHE_BYTES // (8 * len(X)))
 
-    def column(i):
-        if i not in cache:
+    def column(i):  # the most recently used columns are kept, up to _CACHE_BYTES of them
+        if i in cache:
+            cache[i] = cache.pop(i)
+        else:
+            if len(cache) >= room:
+                del cache[next(iter(cache))]
             cache[i] = kernel_matrix(X, X[i:i + 1], **params)[:, 0]
         return cache[i]
 
@@ -168,7 +178,7 @@ def _smo(column, diagonal, y, C, alpha, v, eps, max_steps):
 
 
 def _exact_on_support(column, y, upper, alpha, *, snap=1e-10):
-    """The exact optimum on the active set that ``alpha`` shows: alpha, b and its largest KKT violation.
+    """The exact optimum on the active set that ``alpha`` shows: alpha, b, its largest KKT violation, and g.
 
     Which alpha are 0, which at the bound ``upper`` and which free (between) is read from
     ``alpha``, with the ones within ``snap`` (relative) of a bound put on it (SMO's steps
@@ -181,7 +191,7 @@ def _exact_on_support(column, y, upper, alpha, *, snap=1e-10):
     out of ``(0, upper)`` goes to that bound and the system is solved again; the free set
     only shrinks, so this ends. The violation, measured at every example, is 0 (to
     round-off) exactly when the reading was right. Only the kernel's columns ``column(i)``
-    of the support vectors are needed.
+    of the support vectors are needed; ``g_n = sum_m alpha_m y_m K_nm`` comes with the answer.
     """
     a = alpha.copy()
     a[a < snap * max(1.0, float(a.max()))] = 0.0
@@ -213,16 +223,17 @@ def _exact_on_support(column, y, upper, alpha, *, snap=1e-10):
     free = (a > 0) & (a < upper)
     violation = max(float(np.max(1.0 - f[a == 0], initial=0.0)), float(np.max(f[a == upper] - 1.0, initial=0.0)),
                     float(np.max(np.abs(f[free] - 1.0), initial=0.0)), abs(float(a @ y)))
-    return a, b, violation
+    return a, b, violation, g
 
 
 def _solve_dual_smo(X, y, C, kernel, degree, gamma, coef0):
     """The 1-norm dual by SMO, made exact on its active set (:func:`_exact_on_support`); alpha, b.
 
     SMO runs to libsvm's tolerance (``m - M <= 1e-3``), then, while its active set does not
-    give the exact optimum yet, on from there to a tolerance a hundred times tighter each
-    time (down to 1e-11). None if that does not happen within the budget of ``_SMO_STEPS``
-    (the caller then solves the dual with Clarabel).
+    give the exact optimum yet, on to a tolerance a hundred times tighter each time (down
+    to 1e-11), from its own alpha or from the solve's (often all but right), whichever is
+    feasible and has the lower objective. None if the optimum is not found
+    within the budget of ``_SMO_STEPS`` (the caller then solves the dual with Clarabel).
     """
     column, diagonal = _kernel_columns(X, kernel, degree, gamma, coef0)
     alpha, v = np.zeros(len(y)), y.copy()  # alpha = 0: G = -1, v = -y G = y
@@ -232,9 +243,14 @@ def _solve_dual_smo(X, y, C, kernel, degree, gamma, coef0):
         if taken is None:
             return None
         steps -= taken
-        exact, b, violation = _exact_on_support(column, y, C, alpha)
+        exact, b, violation, g = _exact_on_support(column, y, C, alpha)
         if violation <= 1e-9:
             return exact, b
+        # the solve's alpha, if feasible (a singular system solved by least squares may leave
+        # sum y_n alpha_n != 0), and lower in 1/2 alpha^T Q alpha - sum alpha = sum_n alpha_n (y_n g_n / 2 - 1)
+        feasible = abs(float(exact @ y)) <= 1e-12 * C * len(y)
+        if feasible and exact @ (y * g / 2 - 1) < alpha @ (y * (y - v) / 2 - 1):
+            alpha, v = exact, y - g
     return None
 
 
@@ -264,6 +280,9 @@ def _solve_dual(Q, y, upper):
 
 def _solve_dual_in_chunks(Q, y, upper, *, start=40, add=20, tol=1e-9, max_rounds=100):
     """The same dual, solved on a small working set that moves (chunking), for large N.
+
+    It serves the hard margin and the 2-norm soft margin, and the 1-norm soft margin
+    where SMO would need too many steps (:data:`_SMO_STEPS`).
 
     Only examples with alpha > 0 matter, and they are usually few. Start from the
     ``start`` examples (half of each class) that lie closest to the other class in the
@@ -338,7 +357,7 @@ def _polish(Q, y, alpha, upper):
         return y[i] * y * Q[:, i]
 
     for snap in (1e-7, 1e-6, 1e-5, 1e-4):
-        current, b, _ = _exact_on_support(column, y, upper, alpha, snap=snap)
+        current, b, _, _ = _exact_on_support(column, y, upper, alpha, snap=snap)
         gap = _kkt_gap(Q, y, current, b, upper)
         if gap < best_gap:
             best, best_b, best_gap = current, b, gap

@@ -282,6 +282,21 @@ def test_large_problem_with_every_support_vector_at_the_bound_takes_b_in_the_mid
     assert kkt_violation(res) < 1e-10
 
 
+def test_smo_with_a_cache_too_small_for_every_column_gives_the_same_answer():
+    X, y = shaped(4, 400, "noisy")
+    res = fit_svm(X, y, C=10.0, kernel="rbf", gamma=8.0)
+    saved = svm_module._CACHE_BYTES
+    svm_module._CACHE_BYTES = 0  # the 64 columns used last are kept, and the others computed again
+    try:
+        with smo_must_answer():
+            small = fit_svm(X, y, C=10.0, kernel="rbf", gamma=8.0)
+    finally:
+        svm_module._CACHE_BYTES = saved
+    assert res.support.size > 64
+    np.testing.assert_allclose(small.alpha, res.alpha, atol=1e-12)
+    assert small.b == pytest.approx(res.b, abs=1e-12)
+
+
 def test_large_problem_with_one_small_class_and_duplicates():
     X, y = shaped(9, 240, "unbalanced")
     X, y = np.vstack([X, X[y > 0]]), np.r_[y, y[y > 0]]  # every example of the small class twice

@@ -36,7 +36,7 @@ c.Autograde.sanitize_preprocessors = [
     "grading.preprocessors.TrustOnlyTheGradebook",  # cell metadata from the gradebook, never the student's
     "nbgrader.preprocessors.OverwriteKernelspec",
     "nbgrader.preprocessors.OverwriteCells",
-    "nbgrader.preprocessors.CheckCellMetadata",
+    "grading.preprocessors.CheckCellMetadata",      # nbgrader's check, its schema compiled once
 ]
 c.Autograde.autograde_preprocessors = [
     "grading.preprocessors.CourseExecute",          # in place of nbgrader's Execute
@@ -45,7 +45,7 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.LimitOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
-    "nbgrader.preprocessors.CheckCellMetadata",
+    "grading.preprocessors.CheckCellMetadata",      # nbgrader's check, its schema compiled once
 ]
 # Deleted test cells are put back from the gradebook before grading.
 c.OverwriteCells.add_missing_cells = True
@@ -56,6 +56,13 @@ c.OverwriteCells.missing_cell_notification = (
 # cells above are replayed within replay_timeout; one submission may take submission_timeout
 # in all (restarts and replays included), after which its remaining cells score 0 and the
 # next submission is graded. CourseExecute.timeout defaults to Execute.timeout above.
+# An assignment whose cells need far less than Execute.timeout gets a limit of its own, so
+# that a submission that loops forever costs seconds, not minutes: ps1's test cells take
+# 0.03 s at most with the reference solution, 0.05 s with a correct pure-Python PLA that
+# recounts every mistake after each correction; 3 s leaves a wide margin for a busy machine. `make check` uses the same limits; the Validate
+# button of JupyterLab uses Execute.timeout. A `--timeout` given to `python -m grading`
+# holds for every assignment of that run.
+c.CourseExecute.assignment_timeouts = {"ps1_perceptron": 3}
 c.CourseExecute.setup_timeout = 120
 c.CourseExecute.replay_timeout = 60
 c.CourseExecute.submission_timeout = 600

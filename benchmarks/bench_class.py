@@ -33,7 +33,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 ASSIGNMENT = "ps1_perceptron"
-TIMEOUT = 10          # the course's Execute.timeout
+
+
+def cell_limit(course):
+    """Seconds a cell of ps1 may run in ``course``, as nbgrader_config.py sets it."""
+    from grading.course import Course
+    from grading.preprocessors import CourseExecute
+    return CourseExecute(config=Course(course).config).cell_timeout(ASSIGNMENT)
 
 
 def build_class(course, n):
@@ -122,8 +128,7 @@ def _run_counted(args, **kwargs):
 
 def _grade(course, **kwargs):
     """One autograde in a child process (so its CPU time, pool and sandboxes included, is measured)."""
-    args = [sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT,
-            "--timeout", str(TIMEOUT)]
+    args = [sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT]
     for k, v in kwargs.items():
         args += [f"--{k.replace('_', '-')}"] + ([] if v is True else [str(v)])
     t0 = time.perf_counter()
@@ -145,7 +150,7 @@ def _command(course, *args):
 
 
 def _plain_nbgrader(course, n):
-    """Plain nbgrader autograde (its own Execute, no sandbox) of the first ``n`` submissions, in a copy."""
+    """Plain nbgrader autograde (its own Execute, no sandbox, the same cell limit) of the first ``n`` submissions."""
     plain = course.parent / "plain"
     shutil.rmtree(plain, ignore_errors=True)
     plain.mkdir()
@@ -156,7 +161,7 @@ def _plain_nbgrader(course, n):
         "c = get_config()\n"
         "c.CourseDirectory.course_id = 'ml-foundations'\n"
         f"c.CourseDirectory.root = {str(plain)!r}\n"
-        f"c.Execute.timeout = {TIMEOUT}\n")
+        f"c.Execute.timeout = {cell_limit(course)}\n")
     nbgrader = str(Path(sys.executable).with_name("nbgrader"))
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     subprocess.run([nbgrader, "generate_assignment", ASSIGNMENT, "--force"], cwd=plain, env=env, check=True,
@@ -184,7 +189,7 @@ def main(n=None, plain_n=None):
         shutil.copytree(serial, parallel, symlinks=True)
 
         print(f"class of {n} submissions of {ASSIGNMENT} ({n // 10} with an endless loop), {cores} core(s), "
-              f"{TIMEOUT} s per cell; load average before: {os.getloadavg()[0]:.1f}")
+              f"{cell_limit(serial)} s per cell (nbgrader_config.py); load average before: {os.getloadavg()[0]:.1f}")
         w1, c1, _ = _grade(serial, jobs=1)
         print(f"  serial   (JOBS=1):     {w1:7.1f} s wall, {w1 / n:5.2f} s/submission, "
               f"CPU {100 * c1 / w1 / cores:5.1f} % of {cores} core(s)")

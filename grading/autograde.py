@@ -377,7 +377,10 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
     def prepare(sid):
         if not remote:
             return None
-        return sched.prepare_job(cfg, course, assignment, sid, notebooks)
+        job = sched.prepare_job(cfg, course, assignment, sid, notebooks)
+        for name, spec in job["notebooks"].items():
+            sched._PREPARED[(sid, name)] = spec["notebook"]
+        return job
 
     def finish(sid, result, error, bar=None):
         folder = course.submitted_dir / sid / assignment
@@ -395,6 +398,7 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
         finally:
             for name in notebooks:
                 sched._RESULTS.pop((sid, name), None)
+                sched._PREPARED.pop((sid, name), None)
         if not _gradebook_holds(course.db_url, assignment, database):
             raise sched.GradebookGone("the database was removed or replaced, or no longer holds the assignment")
         if status != "graded" and not sched.gradebook_alive(course.db_url):

@@ -58,6 +58,9 @@ class Course:
         self.config.CourseDirectory.root = str(self.root)
         if overrides is not None:
             self.config.merge(overrides)
+            if any("timeout" in overrides.get(k, {}) for k in ("Execute", "CourseExecute")):
+                # a limit given for this run (``--timeout``) holds for every assignment
+                self.config.CourseExecute.assignment_timeouts = {}
         cd = self.config.CourseDirectory
         self.source_dir = self.root / cd.get("source_directory", "source")
         self.release_dir = self.root / cd.get("release_directory", "release")

@@ -14,17 +14,21 @@ Sanitizing (before anything runs):
   known cell gets the gradebook's flags back (a flipped flag cannot make nbgrader fail).
 
 Autograding: :class:`CourseExecute` in place of nbgrader's ``Execute``.
+
+Both steps end with :class:`CheckCellMetadata`, nbgrader's check of the cells' metadata
+with its JSON schema compiled once (nbgrader's recompiles it for every cell).
 """
 import os
 from pathlib import Path
 
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Float, Integer
+from traitlets import Dict, Float, Integer
 
 from .engine import KernelDied, SubmissionRefused, execute_submission
 from .withhold import withheld_names
 
-__all__ = ["CourseExecute", "RefuseLinks", "TrustOnlyTheGradebook", "submission_folder", "trusted_cells"]
+__all__ = ["CheckCellMetadata", "CourseExecute", "RefuseLinks", "TrustOnlyTheGradebook", "submission_folder",
+           "trusted_cells"]
 
 
 def submission_folder(config, assignment, student):
@@ -159,11 +163,16 @@ class CourseExecute(NbGraderPreprocessor):
     The test cells come from the gradebook, the student's files from ``submitted/`` (links
     never followed), the functions withheld from ``course_lib`` from
     ``source/<assignment>/course_lib_withheld.txt`` (:mod:`grading.withhold`), and the timeouts
-    from here (``c.CourseExecute.*`` in nbgrader_config.py;
-    ``c.Execute.timeout`` is the per-cell timeout when ``c.CourseExecute.timeout`` is not set).
+    from here (``c.CourseExecute.*`` in nbgrader_config.py). A cell's limit is the
+    assignment's entry in ``assignment_timeouts`` when it has one, else ``timeout``, which
+    defaults to ``c.Execute.timeout``.
     """
 
     timeout = Integer(10, help="Seconds a cell may run before it is stopped (it then earns 0 points).").tag(config=True)
+    assignment_timeouts = Dict(
+        value_trait=Integer(),
+        help="Seconds a cell may run in the assignments named here ({assignment: seconds}), in place of timeout.",
+    ).tag(config=True)
     setup_timeout = Integer(120, help="Seconds allowed for the instructor's read-only cells.").tag(config=True)
     replay_timeout = Integer(60, help="Seconds allowed to re-run the cells above a stopped cell.").tag(config=True)
     submission_timeout = Float(
@@ -175,6 +184,10 @@ class CourseExecute(NbGraderPreprocessor):
         execute = self.config.get("Execute", {})
         if "timeout" in execute and "timeout" not in self.config.get("CourseExecute", {}):
             self.timeout = int(execute["timeout"])
+
+    def cell_timeout(self, assignment):
+        """Seconds a cell of ``assignment`` may run: its entry in ``assignment_timeouts``, else ``timeout``."""
+        return int(self.assignment_timeouts.get(assignment, self.timeout))
 
     def arguments(self, resources):
         """The keyword arguments of :func:`execute_submission` for the notebook of ``resources``.
@@ -188,7 +201,7 @@ class CourseExecute(NbGraderPreprocessor):
         tests, setups = trusted_cells(info["db_url"], info["notebook"], assignment)
         return {"files": folder, "tests": tests, "setups": setups, "assignment": assignment, "student": student,
                 "withheld": withheld_names(source_folder(self.config, assignment)),
-                "timeout": self.timeout, "setup_timeout": self.setup_timeout,
+                "timeout": self.cell_timeout(assignment), "setup_timeout": self.setup_timeout,
                 "replay_timeout": self.replay_timeout, "submission_timeout": self.submission_timeout}
 
     def preprocess(self, nb, resources):
@@ -201,4 +214,66 @@ class CourseExecute(NbGraderPreprocessor):
             raise KernelDied(report["reason"])
         nb.cells = executed.cells
         resources.setdefault("grading", {})[info.get("notebook")] = report
+        return nb, resources
+
+
+def _metadata_validator_class():
+    import jsonschema
+    from nbgrader.nbgraderformat.common import BaseMetadataValidator, SchemaTooNewError, SchemaTooOldError
+    from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
+
+    class _SchemaChecked(BaseMetadataValidator):
+        """``BaseMetadataValidator.validate_cell`` with the schema checked and compiled once."""
+
+        _compiled = None
+
+        def validate_cell(self, cell):
+            if "nbgrader" not in cell.metadata:
+                return
+            version = cell.metadata["nbgrader"].get("schema_version", 0)
+            if version < self.schema_version:
+                raise SchemaTooOldError(f"Outdated schema version: {version} (expected {self.schema_version})",
+                                        version, self.schema_version)
+            if version > self.schema_version:
+                raise SchemaTooNewError(f"Schema version is too new: {version} (expected {self.schema_version})",
+                                        version, self.schema_version)
+            cls = type(self)
+            if cls._compiled is None:
+                kind = jsonschema.validators.validator_for(self.schema)
+                kind.check_schema(self.schema)
+                cls._compiled = kind(self.schema)
+            error = jsonschema.exceptions.best_match(cls._compiled.iter_errors(cell.metadata["nbgrader"]))
+            if error is not None:
+                raise error
+
+    class CourseMetadataValidator(MetadataValidatorV3, _SchemaChecked):
+        """nbgrader's metadata validator (schema 3): the same checks, the same errors."""
+
+    return CourseMetadataValidator
+
+
+class CheckCellMetadata(NbGraderPreprocessor):
+    """nbgrader's ``CheckCellMetadata`` with its schema compiled once.
+
+    nbgrader validates every cell's metadata with ``jsonschema.validate``, which checks and
+    compiles the schema again for each cell: a sixth of the grader's time per submission.
+    The checks and their errors are nbgrader's own.
+    """
+
+    _validator = None
+
+    def preprocess(self, nb, resources):
+        import traceback
+
+        from nbgrader.nbgraderformat import ValidationError
+
+        if CheckCellMetadata._validator is None:
+            CheckCellMetadata._validator = _metadata_validator_class()()
+        try:
+            CheckCellMetadata._validator.validate_nb(nb)
+        except ValidationError:
+            self.log.error(traceback.format_exc())
+            msg = "Notebook failed to validate; the nbgrader metadata may be corrupted."
+            self.log.error(msg)
+            raise ValidationError(msg) from None
         return nb, resources

@@ -39,7 +39,7 @@ def regrade_check(root, assignment, student, cell=None, *, echo=None):
 
     from .cells import grade_id, is_test_cell
     from .engine import execute_submission
-    from .preprocessors import trusted_cells
+    from .preprocessors import CourseExecute, trusted_cells
     from .withhold import withheld_names
 
     echo = echo or print
@@ -51,7 +51,7 @@ def regrade_check(root, assignment, student, cell=None, *, echo=None):
     if not folder.is_dir():
         raise CourseError(f"no submission of {assignment!r} by {student!r}: expected "
                           f"{course.submitted_dir / student / assignment}")
-    timeout = int(course.config.get("Execute", {}).get("timeout", 10))
+    timeout = CourseExecute(config=course.config).cell_timeout(assignment)
     results, found = {}, False
     for name in course.notebooks(assignment):
         path = Path(folder) / f"{name}.ipynb"

@@ -394,6 +394,7 @@ def timed():
 
 # -- the class run: nbgrader's bookkeeping in this process, execution anywhere ---------------
 _RESULTS = {}        # (student, notebook) -> {"notebook", "report"} or an exception, for PrecomputedExecute
+_PREPARED = {}       # (student, notebook) -> the sanitized notebook its job carried, for PreparedSanitize
 
 
 ENGINE_STEPS = ("grading.preprocessors.CourseExecute",)
@@ -454,6 +455,40 @@ def _precomputed_execute(step):
     return PrecomputedExecute
 
 
+def _sanitize_steps(cfg):
+    """nbgrader's sanitize preprocessors under ``cfg`` (nbgrader's own list when it sets none)."""
+    steps = cfg.get("Autograde", {}).get("sanitize_preprocessors")
+    if steps is None:
+        from nbgrader.converters import Autograde
+        steps = Autograde.class_traits()["sanitize_preprocessors"].default()
+    return list(steps)
+
+
+def _prepared_sanitize(steps):
+    """nbgrader preprocessor that stands for the sanitize ``steps``, whose output the job already holds.
+
+    :func:`prepare_job` ran them to make the job; the notebook it sent is taken as it was
+    (the executed cells replace its cells later), so the bookkeeping does not read and
+    sanitize the submission a second time. A notebook without a job is sanitized here.
+    """
+    from nbgrader.preprocessors import NbGraderPreprocessor
+
+    class PreparedSanitize(NbGraderPreprocessor):
+        def preprocess(self, nb, resources):
+            from nbformat import from_dict
+
+            info = resources.get("nbgrader", {})
+            prepared = _PREPARED.get((info.get("student"), info.get("notebook")))
+            if prepared is not None:
+                return from_dict(json.loads(json.dumps(prepared))), resources
+            for p in steps:
+                nb, resources = _resolve(p)(config=self.config).preprocess(nb, resources)
+            return nb, resources
+
+    PreparedSanitize.__module__ = __name__
+    return PreparedSanitize
+
+
 def prepare_job(cfg, course, assignment, student, notebooks):
     """The plain-data job of one submission: sanitized as nbgrader's autograde sanitizes it.
 
@@ -472,7 +507,7 @@ def prepare_job(cfg, course, assignment, student, notebooks):
     check_no_links(folder)
     files, _ = read_files(folder)
     section = cfg.get("Autograde", {})
-    steps = list(section.get("sanitize_preprocessors", []))
+    steps = _sanitize_steps(cfg)
     for p in section.get("autograde_preprocessors", []):
         if _step_name(p) == step:
             break
@@ -500,6 +535,7 @@ def with_precomputed(cfg):
     step = engine_step(cfg)
     steps = [_precomputed_execute(step) if _step_name(p) == step else p for p in cfg.Autograde.autograde_preprocessors]
     out.Autograde.autograde_preprocessors = steps
+    out.Autograde.sanitize_preprocessors = [_prepared_sanitize(_sanitize_steps(cfg))]
     return out
 
 

@@ -123,6 +123,7 @@ def check(notebooks, *, timeout=None, stream=None, sandboxed=None):
     """
     from traitlets.config import Config, PyFileConfigLoader
 
+    from .preprocessors import CourseExecute
     from .sandbox import Sandbox, SandboxError
 
     stream = stream or sys.stdout
@@ -152,6 +153,8 @@ def check(notebooks, *, timeout=None, stream=None, sandboxed=None):
             validator.folder = folder
         validator.withheld = _withheld_for(Path(path), here)
         validator.assignment = Path(path).resolve().parent.name
+        if "timeout" not in cfg.get("CourseValidator", {}):        # the limit autograde gives this assignment
+            validator.timeout = CourseExecute(config=cfg).cell_timeout(validator.assignment)
         try:
             results = validator.validate(str(path))
         except Exception as exc:  # broken file, a process that cannot start ...

@@ -172,3 +172,87 @@ def test_nbgrader_autograde_stops_a_submission_at_its_budget_and_grades_the_next
              if c.metadata.get("nbgrader", {}).get("grade")}
     assert after and all(grades[g] == 0 for g in after), (after, grades)
     assert score < TOTAL
+
+
+def _timeout_messages(nb):
+    """``{grade_id: message}`` of the test cells stopped by the cell time limit."""
+    return {c.metadata["nbgrader"]["grade_id"]: o["evalue"] for c in nb.cells if c.cell_type == "code"
+            and c.metadata.get("nbgrader", {}).get("grade") for o in c.get("outputs", [])
+            if o.get("ename") == "CellTimeoutError"}
+
+
+def test_an_assignment_s_own_cell_limit_holds_in_nbgrader_make_check_and_the_course_command(tmp_path):
+    """``CourseExecute.assignment_timeouts`` beats the course-wide limit everywhere; ``--timeout`` beats both."""
+    from answer_bodies import ENDLESS
+    from grading_helpers import with_answers
+
+    course = make_course(tmp_path)
+    with open(course / "nbgrader_config.py", "a") as f:
+        f.write(f"\nc.Execute.timeout = 60\nc.CourseExecute.assignment_timeouts = {{{ASSIGNMENT!r}: 2}}\n")
+    run = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
+                         cwd=course, capture_output=True, text=True, env=ENV)
+    assert run.returncode == 0, run.stderr[-3000:]
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    path = submit(course, "looper", fill(released, with_answers(REF, pla_solution=ENDLESS)))
+    pla_tests = {"pla-halts-with-no-training-mistake", "pla-stops-after-max-updates"}
+
+    run = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--force"],
+                         cwd=course, capture_output=True, text=True, env=ENV)
+    assert run.returncode == 0, run.stderr[-3000:]
+    graded = course / "autograded" / "looper" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    stopped = _timeout_messages(nbformat.read(graded, as_version=4))
+    assert set(stopped) == pla_tests and all("within 2 s" in m for m in stopped.values()), stopped
+    assert _score(course, "looper")[0] == TOTAL - PLA
+
+    check = subprocess.run([sys.executable, "-m", "grading", "check", str(path)], cwd=course, capture_output=True,
+                           text=True, env=ENV)
+    assert check.returncode == 1 and "did not finish within 2 s" in check.stdout, check.stdout[-3000:]
+    assert "within 60 s" not in check.stdout, check.stdout[-3000:]
+
+    run = subprocess.run([sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT,
+                          "--force", "--timeout", "3"], capture_output=True, text=True, env=ENV)
+    assert run.returncode == 0, run.stderr[-3000:]
+    stopped = _timeout_messages(nbformat.read(graded, as_version=4))
+    assert set(stopped) == pla_tests and all("within 3 s" in m for m in stopped.values()), stopped
+
+
+@pytest.mark.parametrize("corrupt", [
+    lambda m: m.update(points="two"),                    # not a number
+    lambda m: m.pop("points"),                           # a grade cell without points
+    lambda m: m.update(grade_id=""),                     # an empty grade_id
+    lambda m: m.update(schema_version=2),                # outdated
+    lambda m: m.update(schema_version=4),                # too new
+    lambda m: m.update(grade="yes"),                     # not a boolean
+    lambda m: None,                                      # untouched: valid
+], ids=["points-text", "no-points", "empty-id", "old-schema", "new-schema", "grade-text", "valid"])
+def test_the_course_s_metadata_check_rejects_what_nbgrader_s_rejects(corrupt):
+    """The course's CheckCellMetadata (schema compiled once) against nbgrader's own, on the same notebook."""
+    import copy
+
+    from nbgrader.preprocessors import CheckCellMetadata as NbgraderCheck
+
+    from grading.preprocessors import CheckCellMetadata
+
+    nb = nbformat.read(f"source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", as_version=4)
+    test_cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade"))
+    corrupt(test_cell.metadata["nbgrader"])
+    outcomes = []
+    for check in (NbgraderCheck(), CheckCellMetadata(), CheckCellMetadata()):   # the second reuses the schema
+        try:
+            check.preprocess(copy.deepcopy(nb), {})
+            outcomes.append("valid")
+        except Exception as exc:
+            outcomes.append(type(exc).__name__)
+    assert outcomes[0] == outcomes[1] == outcomes[2], outcomes
+
+
+def test_the_course_s_metadata_check_rejects_a_duplicate_grade_id_as_nbgrader_does():
+    from nbgrader.nbgraderformat import ValidationError
+
+    from grading.preprocessors import CheckCellMetadata
+
+    nb = nbformat.read(f"source/{ASSIGNMENT}/{ASSIGNMENT}.ipynb", as_version=4)
+    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    tests[1].metadata["nbgrader"]["grade_id"] = tests[0].metadata["nbgrader"]["grade_id"]
+    with pytest.raises(ValidationError, match="may be corrupted"):
+        CheckCellMetadata().preprocess(nb, {})

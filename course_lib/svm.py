@@ -468,7 +468,10 @@ def fit_svm(X, y, *, C=None, kernel="linear", degree=2, gamma=1.0, coef0=1.0, pe
     at every example. Where SMO would need very many steps (a large C), and for the hard
     margin and the 2-norm soft margin, Clarabel solves the dual in chunks: on a working
     set of likely support vectors, grown by the examples that violate the KKT conditions
-    until none does. Every route gives the same optimum, to round-off.
+    until none does. Every route gives the same optimum, to round-off. (Where the optimal
+    alpha is not unique, as with duplicated examples or the linear kernel on more free
+    support vectors than dimensions, two routes may give two of them: the same decision
+    function.)
 
     Examples
     --------

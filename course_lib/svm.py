@@ -94,11 +94,12 @@ _DIRECT_UP_TO = 150
 solved by SMO (:func:`_smo`), the hard margin and the 2-norm soft margin in chunks
 (:func:`_solve_dual_in_chunks`)."""
 
-_SMO_STEPS = 5
+_SMO_STEPS = 2
 """SMO gives up after this many steps per example (at least 2,000 examples counted), and the
 chunked Clarabel route solves the dual instead. SMO is fast when it needs few steps (small to
 moderate C); with a large C it can need tens of thousands (so does libsvm), where the
-interior-point method is quicker. The budget costs about as much time as the Clarabel route."""
+interior-point method is quicker. The budget (4,000 steps for the 1,561 digits of the
+benchmark, about 0.1 s) costs about as much time as the Clarabel route there."""
 
 
 _CACHE_BYTES = 2**27

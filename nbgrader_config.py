@@ -59,9 +59,10 @@ c.OverwriteCells.missing_cell_notification = (
 # An assignment whose cells need far less than Execute.timeout gets a limit of its own, so
 # that a submission that loops forever costs seconds, not minutes: ps1's test cells take
 # 0.03 s at most with the reference solution, 0.05 s with a correct pure-Python PLA that
-# recounts every mistake after each correction; 3 s leaves a wide margin for a busy machine. `make check` uses the same limits; the Validate
-# button of JupyterLab uses Execute.timeout. A `--timeout` given to `python -m grading`
-# holds for every assignment of that run.
+# recounts every mistake after each correction; 3 s leaves a wide margin for a busy
+# machine. `make check` uses the same limits; the Validate button of JupyterLab uses
+# Execute.timeout. A `--timeout` given to `python -m grading` holds for every assignment
+# of that run.
 c.CourseExecute.assignment_timeouts = {"ps1_perceptron": 3}
 c.CourseExecute.setup_timeout = 120
 c.CourseExecute.replay_timeout = 60

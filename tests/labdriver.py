@@ -419,7 +419,7 @@ def operate(page, widget, kind, control, *, timeout=30_000):
 
 
 # --- pytest: fixtures, and a screenshot of every failing browser test --------------------
-# test_browser.py loads this module as a plugin (pytest_plugins = ["labdriver"]).
+# test_browser.py and test_deploy.py load this module as a plugin (pytest_plugins = ["labdriver"]).
 
 SCREENSHOTS = Path(os.environ.get("COURSE_SCREENSHOT_DIR", ROOT / "browser-screenshots"))
 

@@ -49,6 +49,7 @@ import pytest
 from grading_helpers import ASSIGNMENT, ROOT, fill, reference_bodies
 
 pytestmark = [pytest.mark.deploy, pytest.mark.slow]
+pytest_plugins = ["labdriver"]      # the session's Chromium (the `browser` fixture)
 
 PREFIX = Path(os.environ.get("COURSE_DEPLOY_PREFIX", "/opt/ml-foundations-ci"))
 CLONE = Path(os.environ.get("COURSE_DEPLOY_CLONE", "/var/tmp/ml-foundations-ci-clone"))
@@ -857,15 +858,12 @@ def _scores_in_db(cfg):
 # -- 7b. the hostile student's HTML in the grader's browser ----------------------------------
 
 @stage
-def test_her_script_does_not_run_in_the_graders_browser(d, check):
-    """Chromium, logged in to the hub as the TA, opens her submission in the Formgrader service."""
-    from labdriver import HOW_TO_INSTALL, find_browser, launch_browser
-    executable = find_browser()
-    if executable is None:
-        if os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
-            pytest.fail(HOW_TO_INSTALL)
-        pytest.skip(HOW_TO_INSTALL)
-    from playwright.sync_api import sync_playwright
+def test_her_script_does_not_run_in_the_graders_browser(d, check, browser):
+    """Chromium, logged in to the hub as the TA, opens her submission in the Formgrader service.
+
+    ``browser`` is the session's Chromium (tests/labdriver.py): one Playwright per process, as
+    Playwright's synchronous API allows no second one while the first is open.
+    """
     ta = d["people"][TA]
     r = ta.server("GET", f"/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{ASSIGNMENT}",
                   prefix="/services/formgrader")
@@ -873,25 +871,24 @@ def test_her_script_does_not_run_in_the_graders_browser(d, check):
     check("the Formgrader lists her submission", HOSTILE in ids, f"{r.status_code} {r.text[:300]}")
     if HOSTILE not in ids:
         return
-    with sync_playwright() as p:
-        browser = launch_browser(p, executable)
-        try:
-            page = browser.new_context().new_page()
-            page.goto(f"{d['base']}/hub/login")
-            page.fill("input[name=username]", TA)
-            page.fill("input[name=password]", d["passwords"][TA])
-            page.click("input[type=submit], button[type=submit]")
-            page.wait_for_url(re.compile(r".*/(user|hub)/.*"))
-            resp = page.goto(f"{d['base']}/services/formgrader/formgrader/submissions/{ids[HOSTILE]}/",
-                             wait_until="load")
-            policy = (resp.headers.get("content-security-policy") or "") if resp else ""
-            check("the submission page sends the course's Content-Security-Policy", "script-src" in policy, policy)
-            shown = page.locator("text=Notes.").count()
-            check("the TA sees her submission (with her Markdown) in the Formgrader", shown > 0, page.url)
-            page.wait_for_load_state("networkidle")
-            ran = page.evaluate("window.__eve_ran || null")
-        finally:
-            browser.close()
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{d['base']}/hub/login")
+        page.fill("input[name=username]", TA)
+        page.fill("input[name=password]", d["passwords"][TA])
+        page.click("input[type=submit], button[type=submit]")
+        page.wait_for_url(re.compile(r".*/(user|hub)/.*"))
+        resp = page.goto(f"{d['base']}/services/formgrader/formgrader/submissions/{ids[HOSTILE]}/",
+                         wait_until="load")
+        policy = (resp.headers.get("content-security-policy") or "") if resp else ""
+        check("the submission page sends the course's Content-Security-Policy", "script-src" in policy, policy)
+        shown = page.locator("text=Notes.").count()
+        check("the TA sees her submission (with her Markdown) in the Formgrader", shown > 0, page.url)
+        page.wait_for_load_state("networkidle")
+        ran = page.evaluate("window.__eve_ran || null")
+    finally:
+        context.close()
     attempt(d, check, "run her script in the grader's browser (Formgrader, Chromium)", ran is None, ran)
 
 

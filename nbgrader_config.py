@@ -60,10 +60,17 @@ c.OverwriteCells.missing_cell_notification = (
 # that a submission that loops forever costs seconds, not minutes: ps1's test cells take
 # 0.03 s at most with the reference solution, 0.05 s with a correct pure-Python PLA that
 # recounts every mistake after each correction; 3 s leaves a wide margin for a busy
-# machine. `make check` uses the same limits; the Validate button of JupyterLab uses
-# Execute.timeout. A `--timeout` given to `python -m grading` holds for every assignment
-# of that run.
+# machine. `make check` and the Validate button use the same limits. A `--timeout` given
+# to `python -m grading` holds for every assignment of that run.
 c.CourseExecute.assignment_timeouts = {"ps1_perceptron": 3}
+
+
+def _validate_cell_limit(cell):
+    """The Validate button's limit: nbgrader validates in the notebook's folder, named after its assignment."""
+    return c.CourseExecute.assignment_timeouts.get(os.path.basename(os.getcwd()), c.Execute.timeout)
+
+
+c.Execute.timeout_func = _validate_cell_limit
 c.CourseExecute.setup_timeout = 120
 c.CourseExecute.replay_timeout = 60
 c.CourseExecute.submission_timeout = 600

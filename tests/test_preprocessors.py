@@ -182,7 +182,8 @@ def _timeout_messages(nb):
 
 
 def test_an_assignment_s_own_cell_limit_holds_in_nbgrader_make_check_and_the_course_command(tmp_path):
-    """``CourseExecute.assignment_timeouts`` beats the course-wide limit everywhere; ``--timeout`` beats both."""
+    """``CourseExecute.assignment_timeouts`` beats the course-wide limit everywhere (autograde, make check,
+    nbgrader's Validate); ``--timeout`` beats both."""
     from answer_bodies import ENDLESS
     from grading_helpers import with_answers
 
@@ -208,6 +209,11 @@ def test_an_assignment_s_own_cell_limit_holds_in_nbgrader_make_check_and_the_cou
                            text=True, env=ENV)
     assert check.returncode == 1 and "did not finish within 2 s" in check.stdout, check.stdout[-3000:]
     assert "within 60 s" not in check.stdout, check.stdout[-3000:]
+
+    # nbgrader's own Validate (the button of JupyterLab), in the notebook's folder named for the assignment
+    validate = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(path)], cwd=course,
+                              capture_output=True, text=True, env=ENV)
+    assert validate.stderr.count("Timeout waiting for execute reply (2s)") == 2, validate.stderr[-3000:]
 
     run = subprocess.run([sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT,
                           "--force", "--timeout", "3"], capture_output=True, text=True, env=ENV)

@@ -111,8 +111,15 @@ def source_digest(course, assignment, settings=None):
     When it changes (a test or a time limit was edited), every submission is graded again.
     """
     h = hashlib.sha256(submission_digest(course.source_dir / assignment).encode())
-    h.update(json.dumps(settings or {}, sort_keys=True, default=str).encode())
+    h.update(json.dumps(settings or {}, sort_keys=True, default=_setting_text).encode())
     return h.hexdigest()
+
+
+def _setting_text(value):
+    """A setting as text that is the same in every run: a function by its name (its address changes)."""
+    if callable(value):
+        return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', repr(value))}"
+    return str(value)
 
 
 def cell_digests(folder, notebooks):

@@ -31,6 +31,7 @@ suppress_warnings = []
 # --- MyST and MyST-NB ------------------------------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
+myst_dmath_double_inline = True   # $$...$$ on its own line inside a paragraph, as JupyterLab reads it
 # Lectures run at build time; their outputs are cached by jupyter-cache, keyed on the notebook's
 # code (jupyter-cache) and on course_lib, the lock, the widget printer and the data folder (the
 # folder's name is the key: course_site.execution_key). A lecture that raises stops the build.
@@ -38,8 +39,8 @@ nb_execution_mode = "cache"
 nb_execution_cache_path = str(BUILD / "cache" / course_site.execution_key())
 nb_execution_excludepatterns = ["assignments/*/*.ipynb"]   # handed out unsolved: they would fail by design
 nb_execution_timeout = int(os.environ.get("COURSE_SITE_CELL_TIMEOUT", 600))  # a cell, on a busy machine
-nb_execution_raise_on_error = True
-nb_execution_show_tb = True
+nb_execution_raise_on_error = False   # reported as a warning with its traceback: -W fails the build,
+nb_execution_show_tb = True           # and every failing lecture is named in one build
 nb_execution_in_temp = False
 nb_merge_streams = True
 # Widgets are shown as pictures (docs/_ext/static_widgets.py): no widget manager, no script
@@ -77,3 +78,12 @@ html_theme_options = {
 # django-static-mathjax package, a plain copy of MathJax's release, into _static/mathjax/):
 # formulas are typeset without reaching any outside service.
 mathjax_path = "mathjax/tex-chtml.js"
+# MathJax reads the formulas MyST found (class "math"), and the raw HTML of the lectures' folded
+# answers (course_site marks each <details> "tex2jax_process"), where $...$ is left as written.
+myst_update_mathjax = False
+mathjax3_config = {
+    "tex": {"inlineMath": [["\\(", "\\)"], ["$", "$"]], "displayMath": [["\\[", "\\]"], ["$$", "$$"]],
+            "processEscapes": True},
+    "options": {"processHtmlClass": "tex2jax_process|mathjax_process|math|output_area",
+                "ignoreHtmlClass": "tex2jax_ignore|mathjax_ignore|document"},
+}

@@ -220,7 +220,16 @@ def launch_box(app, docname):
             + "".join(f"<li>{item}</li>" for item in items) + "</ul></div>")
 
 
+def mark_answers_for_mathjax(doctree):
+    """Let MathJax read the formulas a lecture writes inside raw HTML (its folded answers)."""
+    for raw in doctree.findall(nodes.raw):
+        if "html" in raw.get("format", "").split() and "<details" in raw.astext():
+            marked = re.sub(r"<details(?=[\s>])(?![^>]*\bclass=)", '<details class="tex2jax_process"', raw.astext())
+            raw.parent.replace(raw, nodes.raw("", marked, format="html"))
+
+
 def add_launch_box(app, doctree, docname):
+    mark_answers_for_mathjax(doctree)
     box = launch_box(app, docname)
     if box is None:
         return

@@ -36,7 +36,7 @@ def caption(figure_widget):
         shows = re.sub(r"\s+", " ", (cls.__doc__ or "").strip().split("\n\n")[0])
     controls = _controls(figure_widget.widget)
     named = ", ".join(f"*{re.sub(r'[*_`$]', '', c)}*" for c in controls)
-    first = f"In the notebook this picture is interactive ({named}): " if named else "In the notebook this picture is interactive: "
+    first = "In the notebook this picture is interactive" + (f" ({named}): " if named else ": ")
     shows = shows.replace("*", "").replace("_", "\\_")
     return f"{first}{shows[0].lower() + shows[1:] if shows else ''} Shown here as it starts."
 

@@ -65,7 +65,7 @@ clean:  ## remove the virtual environment and caches (the website's build and ex
 	rm -rf $(VENV) .pytest_cache .hypothesis build/site
 
 # --- Instructors (nbgrader) ---------------------------------------------------------
-# The course directory is this folder (nbgrader_config.py). See "For instructors" in README.md.
+# The course directory is this folder (nbgrader_config.py). See docs/guides/instructors.md.
 ASSIGNMENT ?= ps1_perceptron
 GRADING    := $(BIN)/python -m grading
 .PHONY: release autograde feedback grades audit check regrade-check

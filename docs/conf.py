@@ -23,7 +23,7 @@ author = "the course's authors"
 copyright = "the course's authors"  # noqa: A001 (Sphinx's name)
 extensions = ["myst_nb", "course_site"]
 root_doc = "index"
-exclude_patterns = ["**/.ipynb_checkpoints", "**/course_lib_withheld.txt"]
+exclude_patterns = ["**/.ipynb_checkpoints", "**/course_lib_withheld.txt", "README.md"]
 suppress_warnings = []
 # Every warning fails the build (scripts/build_site.py passes -W): a broken cross-reference,
 # a notebook that is not in the table of contents, a lecture missing from docs/course.yml.

@@ -5,9 +5,8 @@
     python scripts/build_site.py --jobs 1     read the pages in one process (default: one per core)
 
 Sphinx with MyST-NB and the book theme (settings in docs/conf.py). The pages' sources are laid
-out under build/site/src/ as links into the repository (docs/, notebooks/ as lectures/,
-release/ as assignments/); nothing is copied, so an error names the lecture's file. The build
-fails (exit status 1) on any warning: a lecture cell that raises, a broken cross-reference, a
+out under build/site/src/: a copy of docs/' pages, and links to notebooks/ (as lectures/) and
+release/ (as assignments/). The build fails (exit status 1) on any warning: a lecture cell that raises, a broken cross-reference, a
 lecture missing from docs/course.yml. It ends with one line: pages, lectures executed and
 taken from the cache, seconds.
 """
@@ -28,19 +27,48 @@ NOT_PAGES = {"conf.py", "course.yml", "_ext", "_static", "_templates", "__pycach
 SPHINX_PAGES = {"genindex.html", "search.html", "py-modindex.html"}
 
 
+def _sync(source, dest):
+    """Make ``dest`` a copy of the folder or file ``source``, writing only what differs (mtimes kept)."""
+    if source.is_file():
+        if not dest.is_file() or dest.is_symlink() or dest.read_bytes() != source.read_bytes():
+            if dest.is_symlink() or dest.is_dir():
+                dest.unlink() if dest.is_symlink() else shutil.rmtree(dest)
+            shutil.copy2(source, dest)
+        return
+    if dest.is_symlink() or dest.is_file():
+        dest.unlink()
+    dest.mkdir(exist_ok=True)
+    wanted = {p.name for p in source.iterdir() if p.name != "__pycache__"}
+    for entry in dest.iterdir():
+        if entry.name not in wanted:
+            entry.unlink() if entry.is_symlink() or entry.is_file() else shutil.rmtree(entry)
+    for name in wanted:
+        _sync(source / name, dest / name)
+
+
 def stage(src):
-    """Lay out the site's sources under ``src``: links to docs/ entries, notebooks/ and release/."""
-    wanted = {p.name: p for p in DOCS.iterdir() if p.name not in NOT_PAGES and not p.name.startswith(".")}
-    wanted["lectures"] = ROOT / "notebooks"
-    wanted["assignments"] = ROOT / "release"
+    """Lay out the site's sources under ``src``.
+
+    docs/' pages are copied (a relative link between them then resolves inside ``src``); the
+    lectures and problem sets are links to notebooks/ and release/, so that the executed notebook
+    and the downloadable one are the committed files themselves.
+    """
+    pages = {p.name: p for p in DOCS.iterdir() if p.name not in NOT_PAGES and not p.name.startswith(".")}
+    pages["README.md"] = ROOT / "README.md"   # not a page: the guides include its Quickstart and tables
+    links = {"lectures": ROOT / "notebooks", "assignments": ROOT / "release"}
     src.mkdir(parents=True, exist_ok=True)
     for entry in src.iterdir():
-        if entry.name not in wanted or not entry.is_symlink() or entry.resolve() != wanted[entry.name].resolve():
+        if entry.name not in pages and entry.name not in links:
             entry.unlink() if entry.is_symlink() or entry.is_file() else shutil.rmtree(entry)
-    for name, target in wanted.items():
+    for name, target in links.items():
         link = src / name
-        if not link.is_symlink():
-            link.symlink_to(target, target_is_directory=target.is_dir())
+        if link.is_symlink() and link.resolve() == target.resolve():
+            continue
+        if link.exists() or link.is_symlink():
+            link.unlink() if link.is_symlink() or link.is_file() else shutil.rmtree(link)
+        link.symlink_to(target, target_is_directory=True)
+    for name, source in pages.items():
+        _sync(source, src / name)
 
 
 def prune_caches(keep):

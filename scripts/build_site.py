@@ -6,8 +6,8 @@
 
 Sphinx with MyST-NB and the book theme (settings in docs/conf.py). The pages' sources are laid
 out under build/site/src/: a copy of docs/' pages, and links to notebooks/ (as lectures/) and
-release/ (as assignments/). The build fails (exit status 1) on any warning: a lecture cell that raises, a broken cross-reference, a
-lecture missing from docs/course.yml. It ends with one line: pages, lectures executed and
+release/ (as assignments/). The build fails (exit status 1) on any warning: a lecture cell that
+raises, a broken cross-reference, a lecture missing from docs/course.yml. It ends with one line: pages, lectures executed and
 taken from the cache, seconds.
 """
 import argparse

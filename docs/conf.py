@@ -48,7 +48,8 @@ nb_merge_streams = True
 nb_ipywidgets_js = {}
 nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None),
                               ("html", "application/vnd.jupyter.widget-state+json", None)]
-course_launch_url = COURSE.get("launch_url") or ""
+# The hub's launch link of every lecture page: course.yml's launch_url, or COURSE_LAUNCH_URL.
+course_launch_url = os.environ.get("COURSE_LAUNCH_URL", COURSE.get("launch_url") or "")
 course_ipython_dir = str(BUILD / "ipython")
 
 # --- HTML ------------------------------------------------------------------------------------

@@ -104,8 +104,7 @@ class _App:
 
 
 @pytest.mark.parametrize("configured", [False, True], ids=["no hub", "hub"])
-def test_run_this_notebook_box_links_the_hub_only_when_one_is_configured(configured, monkeypatch):
-    monkeypatch.delenv("COURSE_LAUNCH_URL", raising=False)
+def test_run_this_notebook_box_links_the_hub_only_when_one_is_configured(configured):
     app = _App("https://hub.example.edu/hub/user-redirect/git-pull?urlpath=lab%2Ftree%2F{path}" if configured else "")
     box = course_site.launch_box(app, "lectures/02-2-pla")
     assert 'href="../_sources/lectures/02-2-pla.ipynb" download' in box
@@ -115,8 +114,6 @@ def test_run_this_notebook_box_links_the_hub_only_when_one_is_configured(configu
     assignment = course_site.launch_box(app, "assignments/ps1_perceptron/ps1_perceptron")
     assert "release/ps1_perceptron/ps1_perceptron.ipynb" in assignment and "Validate" in assignment
     assert course_site.launch_box(app, "guides/students") is None
-    monkeypatch.setenv("COURSE_LAUNCH_URL", "https://other.example.org/{path}")
-    assert "other.example.org/notebooks%2F02-2-pla.ipynb" in course_site.launch_box(app, "lectures/02-2-pla")
 
 
 def test_execution_key_changes_with_course_lib_and_the_data_folder(monkeypatch, tmp_path):
@@ -193,9 +190,11 @@ def test_a_bin_explorer_caption_names_its_sliders():
 
 # --- the built site (slow) --------------------------------------------------------------------------
 
-def run_build(root=ROOT, build=BUILD, *args):
+def run_build(root=ROOT, build=BUILD, *args, launch_url=None):
     env = dict(os.environ, COURSE_SITE_BUILD=str(build))
     env.pop("COURSE_LAUNCH_URL", None)
+    if launch_url:
+        env["COURSE_LAUNCH_URL"] = launch_url
     return subprocess.run([sys.executable, str(root / "scripts" / "build_site.py"), *args], cwd=root, env=env,
                           capture_output=True, text=True)
 
@@ -307,6 +306,7 @@ def _course_copy(tmp_path, notebooks):
         shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "course_lib", copy / "course_lib", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "uv.lock", copy / "uv.lock")
+    shutil.copy(ROOT / "README.md", copy / "README.md")
     (copy / "notebooks").mkdir()
     for name, cells in notebooks.items():
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {name}")]
@@ -338,6 +338,27 @@ def test_a_build_fails_on_a_broken_link_and_an_unlisted_notebook(tmp_path):
     assert "notebooks/09-1-not-listed.ipynb is not in docs/course.yml" in out, out[-3000:]
     assert "no-such-page" in out and "nowhere" in out, out[-3000:]
     assert "make site: the build failed" in out
+
+
+@pytest.mark.slow
+def test_a_new_lecture_listed_in_the_course_data_gets_its_page_and_the_configured_hub_link(tmp_path):
+    copy = _course_copy(tmp_path, {"09-1-new-lecture": ["import course_lib as cl", "print('seen on the page')"]})
+    _add_lecture(copy, "09-1-new-lecture")
+    hub = "https://hub.example.edu/hub/user-redirect/git-pull?repo=x&urlpath=lab%2Ftree%2Fml%2F{path}"
+    built = run_build(copy, tmp_path / "build", launch_url=hub)
+    assert built.returncode == 0, (built.stdout + built.stderr)[-3000:]
+    assert "1 lectures executed" in built.stdout
+    page = (tmp_path / "build" / "html" / "lectures" / "09-1-new-lecture.html").read_text(encoding="utf-8")
+    assert "seen on the page" in page
+    assert 'href="https://hub.example.edu/hub/user-redirect/git-pull?repo=x&amp;urlpath=lab%2Ftree%2Fml%2F' \
+           'notebooks%2F09-1-new-lecture.ipynb"' in page
+    syllabus = (tmp_path / "build" / "html" / "kit" / "syllabus.html").read_text(encoding="utf-8")
+    assert 'href="../lectures/09-1-new-lecture.html"' in syllabus
+    # the same build without the setting: no page links a hub
+    again = run_build(copy, tmp_path / "build")
+    assert again.returncode == 0 and "0 lectures executed" in again.stdout, again.stdout + again.stderr[-2000:]
+    assert not [p for p in (tmp_path / "build" / "html").rglob("*.html") if "course-launch-hub" in p.read_text()]
+    assert "course-launch-hub" not in (tmp_path / "build" / "html" / "lectures" / "09-1-new-lecture.html").read_text()
 
 
 @pytest.mark.slow

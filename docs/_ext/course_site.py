@@ -9,7 +9,7 @@
   unknown question or assignment.
 * A "run this notebook" box on every lecture and assignment page: the course's hub when
   ``launch_url`` is set (in ``course.yml``, or ``COURSE_LAUNCH_URL``), and always the notebook's
-  download and the ``make lab`` way.
+  download and the ``make lab`` way (docs/conf.py reads the setting).
 * The lectures' kernels start with ``static_widgets`` registered (see that module), through a
   startup file in an IPython folder of the build's own; every lecture page is read again (its
   outputs then come from the execution cache, or a new run) when ``course_lib`` changes.
@@ -17,6 +17,7 @@
   package): formulas are typeset without any outside service.
 """
 import hashlib
+import html
 import os
 import re
 import shutil
@@ -82,7 +83,7 @@ def problems(course):
 
 def launch_url(config):
     """The hub's launch link template ('' when no hub is configured)."""
-    return os.environ.get("COURSE_LAUNCH_URL", config.course_launch_url or "").strip()
+    return (config.course_launch_url or "").strip()
 
 
 def hub_link(template, path):
@@ -126,8 +127,8 @@ def roadmap(course):
 
 
 def syllabus(course):
-    lines = ["| week | lecture notebooks | problem set | seed slides and notes | book sections |",
-             "| --- | --- | --- | --- | --- |"]
+    lines = ["| week | lecture notebooks | problem set | follows | seeds | book sections |",
+             "| --- | --- | --- | --- | --- | --- |"]
     weeks = {}
     for lec in course["lectures"].values():
         weeks.setdefault(lec["week"], []).append(lec)
@@ -135,10 +136,10 @@ def syllabus(course):
         lecs = weeks[week]
         names = "<br>".join(lecture_link(lec) for lec in lecs)
         sets = "<br>".join(dict.fromkeys(assignment_link(course, lec.get("assignment")) for lec in lecs))
-        seeds = ", ".join(dict.fromkeys(f"{s}" for lec in lecs for s in lec["seeds"])) or "—"
-        follows = "; ".join(dict.fromkeys(_cell(lec["follows"]) for lec in lecs))
-        books = "; ".join(dict.fromkeys(_cell(lec["book"]) for lec in lecs))
-        lines.append(f"| {week} | {names} | {sets} | {seeds} ({follows}) | {books} |".replace("| — (", "| ("))
+        follows = "<br>".join(dict.fromkeys(_cell(lec["follows"]) for lec in lecs))
+        seeds = ", ".join(dict.fromkeys(str(s) for lec in lecs for s in lec["seeds"])) or "—"
+        books = "<br>".join(dict.fromkeys(_cell(lec["book"]) for lec in lecs))
+        lines.append(f"| {week} | {names} | {sets} | {follows} | {seeds} | {books} |")
     return lines
 
 
@@ -209,7 +210,7 @@ def launch_box(app, docname):
         return None
     items = []
     if template:
-        items.append(f'<a class="course-launch-hub" href="{hub_link(template, repo_path)}">Open it on the course\'s '
+        items.append(f'<a class="course-launch-hub" href="{html.escape(hub_link(template, repo_path))}">Open it on the course\'s '
                      'JupyterHub</a>')
     items.append(f'<a class="course-download" href="{up}_sources/{docname}.ipynb" download>Download the notebook</a> '
                  '(without outputs) and open it in JupyterLab')
@@ -315,7 +316,7 @@ def copy_mathjax(app, exception):
 
 
 def setup(app):
-    app.add_config_value("course_launch_url", "", "")
+    app.add_config_value("course_launch_url", "", "html")   # a new link rewrites every page
     app.add_config_value("course_ipython_dir", str(ROOT / "build" / "site" / "ipython"), "")
     for name, maker in MAKERS.items():
         app.add_directive(name, make_directive(maker))

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import check_int, check_real, check_vector
+from ._validation import check_choice, check_int, check_real, check_vector
 
 __all__ = ["legendre_features", "legendre_target", "make_legendre_data", "legendre_out_of_sample_error",
            "deterministic_noise", "legendre_experiment", "overfit_measure", "LegendreRuns"]
@@ -271,35 +271,49 @@ def _draw_cell(gen, n, sigma2, target_degree, n_runs):
     return _target_coefficients(a), x, np.sqrt(sigma2) * eps
 
 
+def _svd_fit(Z, y, lam):
+    """Weight decay (minimum-norm least squares at lam = 0) for a stack, from the SVD of each Z."""
+    U, s, Vt = np.linalg.svd(Z, full_matrices=False)
+    tol = s[..., :1] * max(Z.shape[-2:]) * np.finfo(float).eps
+    uy = (np.swapaxes(U, -1, -2) @ y[..., None])[..., 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where(s > tol, s / (s * s + np.asarray(lam)[..., None]), 0.0)
+    return (np.swapaxes(Vt, -1, -2) @ (factor * uy)[..., None])[..., 0]
+
+
 def _fit_runs(Z, y, lam):
     """Least-squares (lam = 0) or weight-decay weights for a stack of problems Z (..., N, d), y (..., N).
 
     lam has the stack's leading shape (or broadcasts to it). The normal equations
     (Z^T Z + lam I) w = Z^T y are solved for the whole stack at once, then once more for the
-    residual (one step of iterative refinement), which brings the error of a nearly
-    singular Z^T Z (points bunched, few examples for many weights) close to that of an
-    orthogonal decomposition. Where lam = 0 and a problem has fewer examples than weights,
-    the minimum-norm solution (pseudo-inverse).
+    residual (one step of iterative refinement). The size of that correction shows how badly
+    conditioned Z^T Z is: where it moved w by more than 1e-8 of its length (inputs bunched
+    together, few examples for many weights), the fit is computed again from the singular
+    value decomposition of Z, as ``numpy.linalg.lstsq`` would. Where lam = 0 and a problem
+    has fewer examples than weights (or Z^T Z is singular), that gives the minimum-norm
+    solution.
     """
     n, d = Z.shape[-2], Z.shape[-1]
-    Zt = np.swapaxes(Z, -1, -2)
     lam = np.broadcast_to(np.asarray(lam, dtype=float), Z.shape[:-2])
     if n < d and not np.all(lam > 0):
-        w = np.empty(Z.shape[:-2] + (d,))
-        free = lam == 0
-        w[free] = (np.linalg.pinv(Z[free]) @ y[free][..., None])[..., 0]
-        if np.any(~free):
-            w[~free] = _fit_runs(Z[~free], y[~free], lam[~free])
-        return w
+        return _svd_fit(Z, y, lam)
+    Zt = np.swapaxes(Z, -1, -2)
     G = Zt @ Z + lam[..., None, None] * np.eye(d)
-    w = np.linalg.solve(G, Zt @ y[..., None])
+    try:
+        w = np.linalg.solve(G, Zt @ y[..., None])
+    except np.linalg.LinAlgError:                          # an exactly singular Z^T Z somewhere in the stack
+        return _svd_fit(Z, y, lam)
     r = y[..., None] - Z @ w
-    w += np.linalg.solve(G, Zt @ r - lam[..., None, None] * w)
-    return w[..., 0]
+    step = np.linalg.solve(G, Zt @ r - lam[..., None, None] * w)
+    w = (w + step)[..., 0]
+    shaky = np.linalg.norm(step[..., 0], axis=-1) > 1e-8 * np.linalg.norm(w, axis=-1)
+    if np.any(shaky):
+        w[shaky] = _svd_fit(Z[shaky], y[shaky], lam[shaky])
+    return w
 
 
 def legendre_experiment(n_samples, noise_variance, target_degree, *, degrees=(2, 10), weight_decay=0.0,
-                        n_runs=100, rng=None):
+                        n_runs=100, average="mean", rng=None):
     """The overfitting experiment of *Learning From Data*, many runs at once, over a grid.
 
     For every cell of the grid given by broadcasting ``n_samples`` (N), ``noise_variance``
@@ -332,6 +346,11 @@ def legendre_experiment(n_samples, noise_variance, target_degree, *, degrees=(2,
     weight_decay : float or array-like of float, default=0.0
         lambda >= 0, applied to every weight.
     n_runs : int, default=100
+    average : {"mean", "median"}, default="mean"
+        How the runs of a cell are summarised. The mean estimates the expected error; with
+        few examples for many weights a rare run whose inputs left a gap (near an end of
+        [-1, 1], say) has an enormous E_out and the mean is mostly that run, while the
+        median shows the typical run.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -366,7 +385,13 @@ def legendre_experiment(n_samples, noise_variance, target_degree, *, degrees=(2,
     if not degrees:
         raise ValueError("degrees must name at least one degree Q")
     n_runs = check_int(n_runs, "n_runs", minimum=1)
-    shape = np.broadcast_shapes(n_arr.shape, s_arr.shape, qf_arr.shape, l_arr.shape)
+    summary = {"mean": np.mean, "median": np.median}[check_choice(average, "average", ("mean", "median"))]
+    try:
+        shape = np.broadcast_shapes(n_arr.shape, s_arr.shape, qf_arr.shape, l_arr.shape)
+    except ValueError:
+        raise ValueError(f"n_samples, noise_variance, target_degree and weight_decay must broadcast against each other "
+                         f"(a grid: e.g. n[None, :] and sigma2[:, None]); got shapes {n_arr.shape}, {s_arr.shape}, "
+                         f"{qf_arr.shape} and {l_arr.shape}") from None
     N, S, QF, LAM = (np.broadcast_to(a, shape).ravel() for a in (n_arr.astype(int), s_arr, qf_arr.astype(int), l_arr))
     gens = np.random.default_rng(rng).spawn(N.size)
     e_in = np.empty((N.size, len(degrees)))
@@ -394,11 +419,11 @@ def legendre_experiment(n_samples, noise_variance, target_degree, *, degrees=(2,
                 Zq = Z[..., :q + 1]
                 w = _fit_runs(Zq, Y, lam)
                 resid = (Zq @ w[..., None])[..., 0] - Y
-                e_in[chunk, j] = np.mean(np.mean(resid * resid, axis=-1), axis=-1)
+                e_in[chunk, j] = summary(np.mean(resid * resid, axis=-1), axis=-1)
                 m = min(q, qf_max) + 1
                 cross = np.sum(w[..., :m] * B[..., :m], axis=-1)
-                out = energy - 2.0 * cross + np.sum(w * w, axis=-1) + S[chunk][:, None]
-                e_out[chunk, j] = np.mean(out, axis=-1)
+                out = np.maximum(energy - 2.0 * cross + np.sum(w * w, axis=-1), 0.0) + S[chunk][:, None]
+                e_out[chunk, j] = summary(out, axis=-1)
     return LegendreRuns(e_in.reshape(shape + (len(degrees),)), e_out.reshape(shape + (len(degrees),)), n_runs)
 
 

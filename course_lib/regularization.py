@@ -205,18 +205,50 @@ def constrained_regression(Z, y, *, budget, tol=1e-12):
     return ConstrainedFit(weights(lam), float(lam))
 
 
-def l1_regression(Z, y, *, penalty, tol=1e-10, max_sweeps=100_000):
+def _l1_polish(G, c, w, lam):
+    """The exact minimiser with w's signs, or None: solve on the support, then check every optimality condition.
+
+    On the support S with signs s the optimum solves G_SS w_S = c_S - (lam / 2) s; it is
+    the minimiser when those weights keep their signs and every weight held at 0 has
+    |2 (G w - c)_j| <= lam.
+    """
+    S = np.flatnonzero(w)
+    if S.size == 0:
+        out = np.zeros_like(w)
+    else:
+        signs = np.sign(w[S])
+        try:
+            wS = np.linalg.solve(G[np.ix_(S, S)], c[S] - 0.5 * lam * signs)
+        except np.linalg.LinAlgError:
+            return None
+        if np.any(np.sign(wS) != signs):
+            return None
+        out = np.zeros_like(w)
+        out[S] = wS
+    grad = 2.0 * (G @ out - c)
+    slack = 1e-9 * max(lam, float(np.max(np.abs(2.0 * c))), 1e-300)
+    off = np.ones(len(w), dtype=bool)
+    off[S] = False
+    if np.any(np.abs(grad[off]) > lam + slack):
+        return None
+    return out
+
+
+def l1_regression(Z, y, *, penalty, tol=1e-10, max_steps=100_000):
     """The L1 regularizer: minimise (1/N) ||Z w - y||^2 + (penalty / N) sum_q |w_q|.
 
     The same augmented error as weight decay (``linear_regression(Z, y,
     weight_decay=lambda)`` minimises (1/N) ||Z w - y||^2 + (lambda / N) ||w||^2) with |w_q| in
     place of w_q^2. The absolute value has a corner at 0, and that corner holds many weights
     at exactly 0: the solution is *sparse*, it keeps only the features that pay for
-    themselves. Every weight, w_0 included, is penalised; the objective is convex, so the
-    minimiser is found by coordinate descent: each weight in turn is set to its best value
-    with the others fixed, w_q = S(z_q^T r_q, penalty / 2) / ||z_q||^2, where r_q is the residual
-    without feature q and S(t, a) = sign(t) max(|t| - a, 0) shrinks t towards 0, until a
-    whole sweep moves no weight by more than ``tol`` (relative to the largest weight).
+    themselves. Every weight, w_0 included, is penalised.
+
+    The objective is convex. It is minimised by accelerated proximal gradient steps (FISTA:
+    a gradient step on the squared error, then every weight shrunk towards 0 by the same
+    amount and set to 0 if it would cross it), and every 20 steps the guess is made exact:
+    with the current nonzero weights and their signs, the optimum solves one linear system,
+    and it is returned once it keeps those signs and every weight held at 0 meets the
+    optimality condition |2 z_q^T (Z w - y)| <= penalty.
 
     It equals scikit-learn's ``Lasso(alpha=penalty / (2 N), fit_intercept=False)``.
 
@@ -227,7 +259,9 @@ def l1_regression(Z, y, *, penalty, tol=1e-10, max_sweeps=100_000):
     penalty : float
         lambda >= 0; at 0 the least-squares weights (when they are unique).
     tol : float, default=1e-10
-    max_sweeps : int, default=100_000
+        For data where the exact step fails (dependent features): stop when a step moves no
+        weight by more than ``tol`` relative to the largest.
+    max_steps : int, default=100_000
 
     Returns
     -------
@@ -236,7 +270,7 @@ def l1_regression(Z, y, *, penalty, tol=1e-10, max_sweeps=100_000):
     Raises
     ------
     RuntimeError
-        When ``max_sweeps`` sweeps did not converge.
+        When ``max_steps`` steps did not converge.
 
     Examples
     --------
@@ -252,23 +286,34 @@ def l1_regression(Z, y, *, penalty, tol=1e-10, max_sweeps=100_000):
     Z, y = _check_Zy(Z, y)
     lam = check_real(penalty, "penalty", low=0.0)
     tol = check_real(tol, "tol", low=0.0, low_open=True)
-    max_sweeps = check_int(max_sweeps, "max_sweeps", minimum=1)
+    max_steps = check_int(max_steps, "max_steps", minimum=1)
+    G, c = Z.T @ Z, Z.T @ y
+    L = 2.0 * float(np.linalg.eigvalsh(G)[-1])           # the gradient 2 (G w - c) is L-Lipschitz
     d = Z.shape[1]
-    col2 = np.einsum("nd,nd->d", Z, Z)
+    if L == 0.0:
+        return np.zeros(d)
     w = np.zeros(d)
-    r = y.copy()                                          # r = y - Z w
-    for _ in range(max_sweeps):
-        largest_move = 0.0
-        for q in range(d):
-            if col2[q] == 0.0:
-                continue
-            t = Z[:, q] @ r + col2[q] * w[q]              # z_q^T (residual without feature q)
-            new = np.sign(t) * max(abs(t) - lam / 2.0, 0.0) / col2[q]
-            move = new - w[q]
-            if move != 0.0:
-                r -= move * Z[:, q]
-                w[q] = new
-                largest_move = max(largest_move, abs(move))
-        if largest_move <= tol * max(1.0, float(np.max(np.abs(w)))):
+    v, t = w.copy(), 1.0
+
+    def objective(u):
+        return float(u @ G @ u - 2.0 * c @ u + lam * np.sum(np.abs(u)))
+
+    last = objective(w)
+    for step in range(1, max_steps + 1):
+        z = v - 2.0 * (G @ v - c) / L
+        new = np.sign(z) * np.maximum(np.abs(z) - lam / L, 0.0)
+        value = objective(new)
+        if value > last + 1e-13 * abs(last):              # the momentum overshot: restart it from w
+            v, t = w.copy(), 1.0
+            continue
+        t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+        v = new + ((t - 1.0) / t_next) * (new - w)
+        move = float(np.max(np.abs(new - w)))
+        w, t, last = new, t_next, min(value, last)
+        if step % 20 == 0 or move == 0.0:
+            exact = _l1_polish(G, c, w, lam)
+            if exact is not None:
+                return exact
+        if move <= tol * max(1.0, float(np.max(np.abs(w)))):
             return w
-    raise RuntimeError(f"l1_regression did not converge in {max_sweeps} sweeps; raise max_sweeps or tol")
+    raise RuntimeError(f"l1_regression did not converge in {max_steps} steps; raise max_steps or tol")

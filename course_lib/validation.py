@@ -7,7 +7,9 @@
 * :func:`cross_validation_error` — V-fold cross-validation of any fitting procedure;
 * :func:`validation_experiment` — the expected errors of a model chosen by validation, as a
   function of the validation set's size K, for the Legendre experiment of
-  :mod:`course_lib.overfitting` (where E_out is exact).
+  :mod:`course_lib.overfitting` (where E_out is exact);
+* :func:`snooping_experiment` — cross-validation after choosing features on all the data
+  (data snooping) against choosing them inside every training part.
 
 Every function that draws random numbers takes ``rng``; here ``rng=None`` means "do not
 shuffle" (the examples are used in the order given), and an int or a
@@ -20,7 +22,7 @@ import numpy as np
 from ._validation import check_choice, check_int, check_matrix, check_real, check_vector
 
 __all__ = ["validation_split", "Split", "leave_one_out_error", "cross_validation_error", "fold_indices",
-           "validation_experiment", "ValidationCurves"]
+           "validation_experiment", "ValidationCurves", "snooping_experiment", "SnoopingResult"]
 
 
 class Split(NamedTuple):
@@ -359,3 +361,87 @@ def validation_experiment(n_samples, sizes, *, degrees, target_degree, noise_var
     return ValidationCurves(sizes.astype(int), np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
                             np.array([r[2] for r in rows]), np.full(len(rows), full.min(axis=-1).mean()),
                             np.array([r[3] for r in rows]))
+
+
+class SnoopingResult(NamedTuple):
+    """What :func:`snooping_experiment` returns: one cross-validation estimate per data set."""
+
+    snooped: np.ndarray
+    """E_cv when the features were chosen once, on all N examples, before cross-validating."""
+    honest: np.ndarray
+    """E_cv when the choice of features is made again inside every training part."""
+
+
+def _top_features(X, y, k):
+    """Per data set, the k features whose correlation with the labels is largest in size: shape (S, k)."""
+    scores = np.abs(np.einsum("snd,sn->sd", X, y))
+    return np.argpartition(-scores, k - 1, axis=1)[:, :k]
+
+
+def snooping_experiment(n_samples, n_features, *, n_selected=5, folds=5, n_sets=100, rng=None):
+    """Data snooping made visible: choosing features on all the data, then cross-validating.
+
+    Every data set has N examples with d features drawn independently from the standard
+    normal distribution and labels +1/-1 from fair coin flips, independent of the features:
+    no classifier can do better than E_out = 1/2. The procedure picks the ``n_selected``
+    features most correlated with the labels (largest |sum_n x_nj y_n|) and fits a linear
+    classifier by least squares on them (with a constant feature). Its V-fold cross-validation
+    error (:func:`fold_indices`, consecutive folds) is computed two ways:
+
+    * *snooped*: the features are picked once, on all N examples, and only the fit is
+      cross-validated, so the validation examples helped choose the features;
+    * *honest*: the whole procedure, the choice of features included, is repeated on every
+      training part, and each validation part is used only to judge.
+
+    Parameters
+    ----------
+    n_samples : int
+        N (at least 2 per fold, and more than ``n_selected + 1`` training examples per fold).
+    n_features : int
+        d >= n_selected.
+    n_selected : int, default=5
+    folds : int, default=5
+    n_sets : int, default=100
+        Independent data sets.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    SnoopingResult
+        ``(snooped, honest)``, each of shape (n_sets,).
+
+    Examples
+    --------
+    >>> r = snooping_experiment(40, 500, n_sets=50, rng=0)
+    >>> bool(r.snooped.mean() < r.honest.mean())
+    True
+    """
+    from .overfitting import _fit_runs
+
+    n = check_int(n_samples, "n_samples", minimum=2)
+    d = check_int(n_features, "n_features", minimum=1)
+    k = check_int(n_selected, "n_selected", minimum=1)
+    if k > d:
+        raise ValueError(f"n_selected must be at most n_features = {d}; got {k}")
+    v = check_int(folds, "folds", minimum=2)
+    sets = check_int(n_sets, "n_sets", minimum=1)
+    parts = fold_indices(n, v) if v <= n else None
+    if parts is None or n - max(len(p) for p in parts) < k + 1:
+        raise ValueError(f"each training part must have more than n_selected + 1 = {k + 1} examples; "
+                         f"N = {n} with {v} folds leaves too few")
+    gen = np.random.default_rng(rng)
+    X = gen.standard_normal((sets, n, d))
+    y = np.where(gen.random((sets, n)) < 0.5, 1.0, -1.0)
+    once = _top_features(X, y, k)
+    wrong = {"snooped": np.empty((sets, n)), "honest": np.empty((sets, n))}
+    for val in parts:
+        train = np.ones(n, dtype=bool)
+        train[val] = False
+        inside = _top_features(X[:, train], y[:, train], k)
+        for name, chosen in (("snooped", once), ("honest", inside)):
+            F = np.take_along_axis(X, chosen[:, None, :], axis=2)
+            Z = np.concatenate([np.ones((sets, n, 1)), F], axis=2)
+            w = _fit_runs(Z[:, train], y[:, train], 0.0)
+            score = (Z[:, val] @ w[..., None])[..., 0]
+            wrong[name][:, val] = np.where(score > 0, 1.0, -1.0) != y[:, val]
+    return SnoopingResult(wrong["snooped"].mean(axis=1), wrong["honest"].mean(axis=1))

@@ -194,3 +194,21 @@ def test_same_seed_same_measure_and_global_state_untouched():
     assert a == cl.overfit_measure(25, 0.5, 10, n_runs=5, rng=3)
     assert a != cl.overfit_measure(25, 0.5, 10, n_runs=5, rng=4)
     assert np.array_equal(np.random.get_state()[1], state)
+
+
+
+def test_the_median_summarises_the_same_runs():
+    median = legendre_experiment(15, 0.5, 10, degrees=(2, 10), n_runs=7, average="median", rng=5)
+    gen = np.random.default_rng(5).spawn(1)[0]
+    q = np.arange(11)
+    c = 1.0 / np.sqrt(np.sum(1.0 / (2 * q + 1)))
+    A, X, E = gen.standard_normal((7, 11)), gen.uniform(-1, 1, size=(7, 15)), gen.standard_normal((7, 15))
+    e_out = []
+    for r in range(7):
+        y = npleg.legval(X[r], c * A[r]) + np.sqrt(0.5) * E[r]
+        f_nodes = npleg.legval(NODES, c * A[r])
+        e_out.append([expect_x((standard(NODES, d) @ np.linalg.lstsq(standard(X[r], d), y, rcond=None)[0] - f_nodes) ** 2)
+                      + 0.5 for d in (2, 10)])
+    np.testing.assert_allclose(median.e_out, np.median(e_out, axis=0), rtol=1e-8)
+    with pytest.raises(ValueError, match="average must be one of"):
+        legendre_experiment(15, 0.5, 10, average="mode")

@@ -217,3 +217,30 @@ def test_validation_experiment_equals_a_plain_loop():
         picks = np.array(picks)
         np.testing.assert_allclose([c.e_val[i], c.e_out_minus[i], c.e_out[i]], picks[:, :3].mean(axis=0), rtol=1e-8)
         assert c.chosen[i].tolist() == np.bincount(picks[:, 3].astype(int), minlength=3).tolist()
+
+
+def test_snooping_experiment_equals_a_plain_loop_over_data_sets():
+    from course_lib.validation import snooping_experiment
+
+    n, d, k, v, sets = 30, 40, 3, 5, 8
+    r = snooping_experiment(n, d, n_selected=k, folds=v, n_sets=sets, rng=2)
+    gen = np.random.default_rng(2)
+    X = gen.standard_normal((sets, n, d))
+    y = np.where(gen.random((sets, n)) < 0.5, 1.0, -1.0)
+
+    def top(Xs, ys):
+        return np.argsort(-np.abs(Xs.T @ ys), kind="stable")[:k]
+
+    for s in range(sets):
+        errors = {"snooped": 0, "honest": 0}
+        chosen_once = top(X[s], y[s])
+        for val in fold_indices(n, v):
+            train = np.setdiff1d(np.arange(n), val)
+            for name, cols in (("snooped", chosen_once), ("honest", top(X[s, train], y[s, train]))):
+                Z = np.column_stack([np.ones(n), X[s][:, cols]])
+                w = np.linalg.lstsq(Z[train], y[s, train], rcond=None)[0]
+                errors[name] += int(np.sum(np.where(Z[val] @ w > 0, 1.0, -1.0) != y[s, val]))
+        assert r.snooped[s] == errors["snooped"] / n and r.honest[s] == errors["honest"] / n
+    # with every feature chosen there is nothing to snoop: both ways agree
+    same = snooping_experiment(n, k, n_selected=k, folds=v, n_sets=sets, rng=2)
+    np.testing.assert_array_equal(same.snooped, same.honest)

@@ -70,6 +70,7 @@ from .regression import (
     cross_entropy_error,
     cross_entropy_gradient,
     hat_matrix,
+    homework_transform,
     linear_classifier,
     linear_regression,
     logistic_regression,
@@ -139,7 +140,7 @@ __all__ += [
 __all__ += [
     "overfitting", "legendre_features", "legendre_target", "make_legendre_data", "legendre_out_of_sample_error",
     "deterministic_noise", "legendre_experiment", "overfit_measure",
-    "regularization", "weight_decay_path", "constrained_regression", "d_eff", "l1_regression",
+    "homework_transform", "regularization", "weight_decay_path", "constrained_regression", "d_eff", "l1_regression",
     "validation", "validation_split", "leave_one_out_error", "cross_validation_error", "fold_indices",
     "validation_experiment",
 ]

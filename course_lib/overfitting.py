@@ -47,33 +47,37 @@ def _legendre_and_sum(x, coef, degree):
 
     Only the first ``degree + 1`` polynomials are kept (none for degree -1); the sum runs
     over every coefficient without storing the higher ones. Bonnet's recurrence for the
-    usual P_q: q P_q = (2q - 1) x P_{q-1} - (q - 1) P_{q-2}; then L_q = sqrt(2q + 1) P_q.
+    usual P_q, q P_q = (2q - 1) x P_{q-1} - (q - 1) P_{q-2}, written for L_q = sqrt(2q + 1) P_q:
+    L_q = a_q x L_{q-1} - b_q L_{q-2} with a_q = sqrt((2q + 1)(2q - 1)) / q and
+    b_q = ((q - 1) / q) sqrt((2q + 1) / (2q - 3)).
     """
     x = np.asarray(x, dtype=float)
     n_coef = 0 if coef is None else np.shape(coef)[-1]
     features = np.empty(x.shape + (degree + 1,)) if degree >= 0 else None
-    total = None
+    total = term = None
     if coef is not None:
         coef = np.asarray(coef, dtype=float)
         total = np.zeros(np.broadcast_shapes(x.shape, coef.shape[:-1] + (1,)))
-    older, old, new = np.ones_like(x), x.copy(), np.empty_like(x)     # P_{q-2}, P_{q-1}, room for P_q
-    value = np.empty_like(x)
+        term = np.empty_like(total)
+    older, old = np.ones_like(x), np.sqrt(3.0) * x            # L_0, L_1
+    new = np.empty_like(x)
     for q in range(max(degree, n_coef - 1) + 1):
         if q == 0:
-            value.fill(1.0)
+            value = older
         elif q == 1:
-            np.multiply(old, np.sqrt(3.0), out=value)
+            value = old
         else:
             np.multiply(x, old, out=new)
-            new *= (2 * q - 1) / q
-            older *= (q - 1) / q
-            new -= older                                     # new = P_q
+            new *= np.sqrt((2.0 * q + 1.0) * (2.0 * q - 1.0)) / q
+            older *= (q - 1.0) / q * np.sqrt((2.0 * q + 1.0) / (2.0 * q - 3.0))
+            new -= older                                     # new = L_q
             older, old, new = old, new, older
-            np.multiply(old, np.sqrt(2.0 * q + 1.0), out=value)
+            value = old
         if q <= degree:
             features[..., q] = value
         if q < n_coef:
-            total += coef[..., q:q + 1] * value
+            np.multiply(coef[..., q:q + 1], value, out=term)
+            total += term
     return features, total
 
 
@@ -281,7 +285,7 @@ def _svd_fit(Z, y, lam):
     return (np.swapaxes(Vt, -1, -2) @ (factor * uy)[..., None])[..., 0]
 
 
-def _fit_runs(Z, y, lam):
+def _fit_runs(Z, y, lam, *, gram=None, zty=None):
     """Least-squares (lam = 0) or weight-decay weights for a stack of problems Z (..., N, d), y (..., N).
 
     lam has the stack's leading shape (or broadcasts to it). The normal equations
@@ -291,16 +295,17 @@ def _fit_runs(Z, y, lam):
     together, few examples for many weights), the fit is computed again from the singular
     value decomposition of Z, as ``numpy.linalg.lstsq`` would. Where lam = 0 and a problem
     has fewer examples than weights (or Z^T Z is singular), that gives the minimum-norm
-    solution.
+    solution. ``gram`` (Z^T Z) and ``zty`` (Z^T y, with a last axis of length 1) may be given when the
+    caller has them already.
     """
     n, d = Z.shape[-2], Z.shape[-1]
     lam = np.broadcast_to(np.asarray(lam, dtype=float), Z.shape[:-2])
     if n < d and not np.all(lam > 0):
         return _svd_fit(Z, y, lam)
     Zt = np.swapaxes(Z, -1, -2)
-    G = Zt @ Z + lam[..., None, None] * np.eye(d)
+    G = (Zt @ Z if gram is None else gram) + lam[..., None, None] * np.eye(d)
     try:
-        w = np.linalg.solve(G, Zt @ y[..., None])
+        w = np.linalg.solve(G, Zt @ y[..., None] if zty is None else zty)
     except np.linalg.LinAlgError:                          # an exactly singular Z^T Z somewhere in the stack
         return _svd_fit(Z, y, lam)
     r = y[..., None] - Z @ w
@@ -415,9 +420,11 @@ def legendre_experiment(n_samples, noise_variance, target_degree, *, degrees=(2,
             Y += f
             energy = np.sum(B * B, axis=-1)
             lam = np.broadcast_to(LAM[chunk][:, None], (chunk.size, n_runs))
+            Zt = np.swapaxes(Z, -1, -2)
+            gram, zty = Zt @ Z, Zt @ Y[..., None]                # shared by every degree: sub-blocks
             for j, q in enumerate(degrees):
                 Zq = Z[..., :q + 1]
-                w = _fit_runs(Zq, Y, lam)
+                w = _fit_runs(Zq, Y, lam, gram=gram[..., :q + 1, :q + 1], zty=zty[..., :q + 1, :])
                 resid = (Zq @ w[..., None])[..., 0] - Y
                 e_in[chunk, j] = summary(np.mean(resid * resid, axis=-1), axis=-1)
                 m = min(q, qf_max) + 1

@@ -92,15 +92,6 @@ def validation_split(X, y, *, size, rng=None):
     return Split(X[~mask].copy(), y[~mask].copy(), X[mask].copy(), y[mask].copy())
 
 
-def _shrinkage(Z, weight_decay):
-    """U (N x r) and the factors s_i^2 / (s_i^2 + lambda) of H(lambda) = U diag(f) U^T."""
-    U, s, _ = np.linalg.svd(Z, full_matrices=False)
-    tol = (s[0] if s.size else 0.0) * max(Z.shape) * np.finfo(float).eps
-    keep = s > tol
-    s2 = s[keep] ** 2
-    return U[:, keep], s2 / (s2 + weight_decay)
-
-
 def leave_one_out_error(Z, y, *, weight_decay=0.0):
     """The leave-one-out error E_loocv of linear regression, exactly, without N refits.
 
@@ -114,7 +105,11 @@ def leave_one_out_error(Z, y, *, weight_decay=0.0):
     so E_loocv = (1/N) sum_n ((y_hat_n - y_n) / (1 - H_nn))^2: the in-sample residuals
     enlarged by each example's leverage H_nn. (Leaving example n out removes the rank-one
     term z_n z_n^T from Z^T Z + lambda I; the Sherman-Morrison formula gives the rest.)
-    H(lambda) is never formed: with Z = U S V^T, H(lambda) = U diag(s_i^2 / (s_i^2 + lambda)) U^T.
+    H(lambda) is never formed: with the singular value decomposition Z = U S V^T,
+    H(lambda) = U diag(s_i^2 / (s_i^2 + lambda)) U^T, so 1 - H_nn and y_hat_n - y_n are sums of
+    terms lambda / (s_i^2 + lambda) (plus the part of y and of the n-th unit vector outside
+    the columns' span), which keeps them accurate even when both are tiny (a small lambda on
+    an example of leverage close to 1).
 
     Parameters
     ----------
@@ -132,8 +127,8 @@ def leave_one_out_error(Z, y, *, weight_decay=0.0):
     Raises
     ------
     ValueError
-        When lambda = 0 and an example has leverage H_nn = 1: without it the fit is not
-        unique, so its leave-one-out error is not defined (use weight_decay > 0).
+        When an example's leverage H_nn is 1 (or within rounding of 1): without it the fit is
+        not unique, so its leave-one-out error is not defined (use a larger weight_decay).
 
     Examples
     --------
@@ -145,19 +140,27 @@ def leave_one_out_error(Z, y, *, weight_decay=0.0):
     """
     Z, y = _check_Xy_any(Z, y, "Z")
     lam = check_real(weight_decay, "weight_decay", low=0.0)
-    if Z.shape[0] < 2:
-        raise ValueError(f"leave-one-out needs at least 2 examples; got {Z.shape[0]}")
-    U, f = _shrinkage(Z, lam)
-    y_hat = U @ (f * (U.T @ y))
-    leverage = (U * U) @ f
-    room = 1.0 - leverage
-    if lam == 0.0:
-        bad = np.flatnonzero(room <= 1e-10)
-        if bad.size:
-            raise ValueError(
-                f"example {bad[0]} has leverage H_nn = 1 ({bad.size} such example(s)): without it the least-squares "
-                "fit is not unique, so its leave-one-out error is not defined; use weight_decay > 0")
-    e = (y_hat - y) / room
+    n = Z.shape[0]
+    if n < 2:
+        raise ValueError(f"leave-one-out needs at least 2 examples; got {n}")
+    U, s, _ = np.linalg.svd(Z, full_matrices=False)
+    tol = (s[0] if s.size else 0.0) * max(Z.shape) * np.finfo(float).eps
+    U, s2 = U[:, s > tol], s[s > tol] ** 2
+    g = lam / (s2 + lam) if lam > 0 else np.zeros_like(s2)   # 1 - s^2 / (s^2 + lambda), without cancelling
+    uy = U.T @ y
+    residual = -(U @ (g * uy))                                # y_hat - y within the span of the columns
+    room = (U * U) @ g                                        # 1 - H_nn within the span
+    exact = U.shape[1] == n                                   # the columns span every direction: nothing outside
+    if not exact:
+        residual -= y - U @ uy                                # the part of y outside the span
+        room += np.maximum(1.0 - np.sum(U * U, axis=1), 0.0)
+    bad = np.flatnonzero(room <= (0.0 if exact else 1e-10))
+    if bad.size:
+        raise ValueError(
+            f"example {bad[0]} has leverage H_nn = 1 ({bad.size} such example(s)"
+            f"{'' if lam == 0 else ' to within rounding'}): without it the least-squares fit is not unique, so its "
+            "leave-one-out error is not defined; use a larger weight_decay")
+    e = residual / room
     return float(np.mean(e * e))
 
 

@@ -102,8 +102,7 @@ def d_eff(Z, weight_decay):
 
     each direction counting for between 0 and 1: d_eff falls from rank(Z) towards 0 as
     lambda grows. It is the number of parameters the regularised model behaves as if it
-    had (*Learning From Data*, section 4.2 and Problem 4.13; the book also discusses other
-    definitions).
+    had (*Learning From Data*, section 4.2, where other definitions are discussed as well).
 
     Parameters
     ----------

@@ -26,8 +26,8 @@ from ._validation import check_choice, check_int, check_matrix, check_real, chec
 
 __all__ = [
     "MODELS", "all_labelings", "dichotomies", "count_dichotomies", "is_shattered", "unrealisable_labeling",
-    "shattered_set", "growth_function", "bounding_function", "bounding_function_table",
-    "bounding_function_brute_force", "largest_family", "hoeffding_sample_size", "vc_bound", "vc_delta",
+    "shattered_set", "separating_weights", "growth_function", "bounding_function", "bounding_function_table",
+    "bounding_function_brute_force", "largest_family", "recursion_split", "hoeffding_sample_size", "vc_bound", "vc_delta",
     "vc_sample_size", "generalization_bounds", "GeneralizationGap", "pocket_generalization_gap",
 ]
 
@@ -436,6 +436,42 @@ def shattered_set(d):
     return np.vstack([np.zeros((1, d)), np.eye(d)])
 
 
+def separating_weights(X, y):
+    """Weights (w0, w) of a perceptron that realises the labels y on X, or None: for drawing a line.
+
+    A linear program (SciPy's HiGHS) maximises t subject to y_n (w0 + w^T x_n) >= t and
+    -1 <= w_i <= 1, which centres the boundary between the two classes (the widest margin
+    measured with the largest |w_i|). It works in floating point: whether y is realisable
+    at all is decided exactly by :func:`dichotomies`; this only finds a line to show.
+
+    Examples
+    --------
+    >>> X = np.array([[0, 0], [2, 0], [0, 2], [2, 2]])
+    >>> w = separating_weights(X, [-1, 1, -1, 1])
+    >>> (np.round(w, 6) + 0.0).tolist(), np.where(w[0] + X @ w[1:] > 0, 1, -1).tolist()
+    ([-1.0, 1.0, 0.0], [-1, 1, -1, 1])
+    >>> separating_weights([[0, 0], [1, 0], [2, 0]], [1, -1, 1]) is None
+    True
+    """
+    from scipy.optimize import linprog
+
+    X = check_matrix(np.asarray(X, dtype=float).reshape(len(X), -1), "X")
+    y = np.asarray(y, dtype=float)
+    if y.shape != (X.shape[0],) or not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError(f"y must hold {X.shape[0]} labels +1 / -1; got {y!r}")
+    Z = np.column_stack([np.ones(len(X)), X])
+    scale = max(1.0, float(np.abs(X).max()))
+    n_w = Z.shape[1]
+    cost = np.zeros(n_w + 1)
+    cost[-1] = -1.0                                        # maximise t
+    A = np.column_stack([-(y[:, None] * Z), np.ones(len(y))])
+    bounds = [(-2 * scale, 2 * scale)] + [(-1, 1)] * (n_w - 1) + [(None, None)]
+    res = linprog(cost, A_ub=A, b_ub=np.zeros(len(y)), bounds=bounds, method="highs")
+    if res.status != 0 or res.x[-1] <= 1e-9 * scale:
+        return None
+    return res.x[:-1]
+
+
 # --- growth functions and the bounding function ----------------------------------------------
 
 def growth_function(model, N, *, dimension=None):
@@ -564,6 +600,49 @@ def largest_family(N, k):
     k = check_int(k, "k", minimum=1)
     rows = all_labelings(N)
     return rows[(rows > 0).sum(axis=1) < k]
+
+
+def recursion_split(labelings):
+    """Split a set of dichotomies on N points as the proof of B(N, k) <= B(N-1, k) + B(N-1, k-1) does.
+
+    Look at the dichotomies on the first N - 1 points only. Those whose restriction
+    appears once form S_1 (alpha of them); those whose restriction appears twice, once with
+    x_N = +1 (S_2^+) and once with x_N = -1 (S_2^-), give beta pairs. The restrictions of
+    S_1 and S_2^+ are all different, so alpha + beta <= B(N-1, k) when no k points are
+    shattered; and the beta restrictions of S_2^+ shatter no k - 1 points (else, with x_N,
+    k points would be shattered), so beta <= B(N-1, k-1).
+
+    Parameters
+    ----------
+    labelings : array-like of shape (m, N)
+        Distinct labelings (+1 / -1), N >= 1.
+
+    Returns
+    -------
+    dict
+        ``{"S1": rows, "S2+": rows, "S2-": rows}``: index arrays into ``labelings``, each in
+        the order of the rows; ``S2+`` and ``S2-`` are paired entry by entry.
+
+    Examples
+    --------
+    >>> split = recursion_split(largest_family(3, 2))
+    >>> {name: rows.tolist() for name, rows in split.items()}
+    {'S1': [2, 3], 'S2+': [1], 'S2-': [0]}
+    """
+    rows = np.asarray(labelings)
+    if rows.ndim != 2 or rows.shape[1] < 1 or not np.all(np.isin(rows, (-1, 1))):
+        raise ValueError(f"labelings must be a 2-D array of +1 / -1 with at least one column; got shape {rows.shape}")
+    if len({tuple(r) for r in rows}) != len(rows):
+        raise ValueError("labelings must be distinct: a set of dichotomies holds each labeling once")
+    heads = [tuple(r[:-1]) for r in rows]
+    seen = {}
+    for i, h in enumerate(heads):
+        seen.setdefault(h, []).append(i)
+    pairs = {h: sorted(ix, key=lambda i: -rows[i, -1]) for h, ix in seen.items() if len(ix) == 2}
+    single = [i for i, h in enumerate(heads) if h not in pairs]
+    plus = sorted(p[0] for p in pairs.values())
+    minus = [pairs[heads[i]][1] for i in plus]
+    return {"S1": np.array(single, dtype=int), "S2+": np.array(plus, dtype=int), "S2-": np.array(minus, dtype=int)}
 
 
 def bounding_function_brute_force(N, k):

@@ -18,7 +18,7 @@ import numpy as np
 from ._validation import check_choice, check_int, check_labels, check_vector, check_weights, check_Xy
 
 __all__ = ["ERROR_MEASURES", "COST_MATRICES", "pointwise_error", "cost_matrix", "weighted_error",
-           "example_weights", "ideal_mini_target", "WeightedPocketResult", "weighted_pocket"]
+           "example_weights", "expected_cost", "ideal_mini_target", "WeightedPocketResult", "weighted_pocket"]
 
 ERROR_MEASURES = ("zero_one", "squared")
 
@@ -123,6 +123,39 @@ def example_weights(y, *, cost):
     cost = _cost(cost)
     y = check_labels(y, "y")
     return np.where(y > 0, cost[0, 1], cost[1, 0])
+
+
+def expected_cost(h, p_positive, *, cost):
+    """The expected cost of predictions h(x) when y = +1 with probability P(+1 | x), averaged over the inputs.
+
+    At one x, predicting +1 costs cost[1, 0] P(-1 | x) (a false accept, if y turns out -1)
+    and predicting -1 costs cost[0, 1] P(+1 | x) (a false reject). Averaged over inputs
+    drawn from P(x), it is E_out of h under the cost matrix, with no labels drawn.
+
+    Parameters
+    ----------
+    h : array-like of +1 / -1
+        Predictions at the inputs.
+    p_positive : array-like
+        P(y = +1 | x) at the same inputs.
+    cost : {"supermarket", "cia"} or array-like of shape (2, 2)
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> expected_cost([1, -1], [0.9, 0.5], cost="supermarket")   # (0.1 * 1 + 0.5 * 10) / 2
+    2.55
+    """
+    cost = _cost(cost)
+    h = check_labels(np.ravel(np.asarray(h, dtype=float)), "h")
+    p = check_vector(np.ravel(np.asarray(p_positive, dtype=float)), "p_positive", length=h.shape[0])
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError("p_positive must hold probabilities, between 0 and 1")
+    per_point = np.where(h > 0, cost[0, 0] * p + cost[1, 0] * (1 - p), cost[0, 1] * p + cost[1, 1] * (1 - p))
+    return float(np.mean(per_point))
 
 
 def ideal_mini_target(values, probabilities, *, measure="zero_one"):

@@ -105,7 +105,7 @@ def _full_dimensional(points):
     return k, [tuple(sum(a * b for a, b in zip(v, p, strict=True)) for v in basis) for p in diffs]
 
 
-def _affine_dichotomies(points, members):
+def _affine_dichotomies(points, members, cache=None):
     """Bit masks (over ``members``' bits) of the labelings affine functions realise strictly on ``points``.
 
     A labeling is realised when some affine g has g > 0 on the +1 points and g < 0 on the
@@ -116,12 +116,17 @@ def _affine_dichotomies(points, members):
     an edge of its closure vanishes on k affinely independent points.) Recurse on H; one
     location (k = 0) has the two constant labelings.
     """
+    cache = {} if cache is None else cache       # a flat is reached from many hyperplanes: count it once
+    key = tuple(members)
+    if key in cache:
+        return cache[key]
     everyone = 0
     for bit in members:
         everyone |= bit
     k, coords = _full_dimensional(points)
     if k == 0:
-        return {0, everyone}
+        cache[key] = {0, everyone}
+        return cache[key]
     found = set()
     seen_flats = set()
     locations = {}
@@ -144,10 +149,11 @@ def _affine_dichotomies(points, members):
                 above |= members[i]
             elif s < 0:
                 below |= members[i]
-        inner = _affine_dichotomies([points[i] for i in on], [members[i] for i in on])
+        inner = _affine_dichotomies([points[i] for i in on], [members[i] for i in on], cache)
         for sub in inner:
             found.add(above | sub)
             found.add(below | sub)
+    cache[key] = found
     return found
 
 

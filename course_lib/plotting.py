@@ -1082,7 +1082,7 @@ def plot_dichotomies(X, labelings, *, realised=None, ax=None, ncols=None, highli
                linewidths=1.2, s=22, zorder=3)
     ax.scatter(where[flat < 0, 0], where[flat < 0, 1], marker="x", color=NEGATIVE_COLOR, linewidths=1.2, s=22,
                zorder=3)
-    strikes = [[(c0 + 0.06, r0 + 0.06), (c0 + 0.94, r0 + 0.94)] for (c0, r0), good in zip(corners, ok, strict=True)
+    strikes = [[(c0 + 0.06, r0 + 0.94), (c0 + 0.94, r0 + 0.06)] for (c0, r0), good in zip(corners, ok, strict=True)
                if not good]
     ax.add_collection(LineCollection(strikes, colors="#666666", linewidths=1.0, zorder=2))
     if highlight is not None:

@@ -23,8 +23,8 @@ import numpy as np
 
 from ._validation import check_choice, check_int, check_real
 
-__all__ = ["BIAS_VARIANCE_MODELS", "target", "fit_models", "BiasVariance", "bias_variance", "LearningCurve",
-           "linear_learning_curve"]
+__all__ = ["BIAS_VARIANCE_MODELS", "target", "fit_models", "BiasVariance", "bias_variance", "bias_variance_exact",
+           "LearningCurve", "linear_learning_curve"]
 
 BIAS_VARIANCE_MODELS = ("constant", "line_through_origin", "line")
 
@@ -173,6 +173,51 @@ def bias_variance(model, *, n_datasets, n_points=2, rng=None):
     e_in = float(np.mean((a[:, None] * x + b[:, None] - y) ** 2))
     return BiasVariance(model, n_points, coef, np.array([a_bar, b_bar]), bias, variance, float(e_out_each.mean()),
                         e_in, float(e_out_each.std(ddof=1) / math.sqrt(n_datasets)))
+
+
+def bias_variance_exact(model):
+    """Bias, variance and E_out of Example 2.8 (two points) by numerical integration, without sampling.
+
+    With two inputs x_1, x_2 uniform on [-1, 1], every fit (a, b) is a function of (x_1, x_2),
+    so E_D[a], E_D[b] and E_D[E_out(g^(D))] are integrals over the square [-1, 1]^2, computed
+    with SciPy's adaptive quadrature (``dblquad``, tolerance 1e-10). The line through two
+    points at the same x (a set of measure zero) is given the tangent's slope.
+
+    Parameters
+    ----------
+    model : {"constant", "line_through_origin", "line"}
+
+    Returns
+    -------
+    dict
+        ``{"g_bar": (a_bar, b_bar), "bias": ..., "variance": ..., "e_out": ...}``.
+
+    Examples
+    --------
+    >>> r = bias_variance_exact("constant")
+    >>> round(r["bias"], 6), round(r["variance"], 6)
+    (0.5, 0.25)
+    """
+    model = check_choice(model, "model", BIAS_VARIANCE_MODELS)
+    from scipy import integrate
+
+    def fit(x1, x2):
+        y1, y2 = math.sin(math.pi * x1), math.sin(math.pi * x2)
+        if model == "constant":
+            return 0.0, (y1 + y2) / 2
+        if model == "line_through_origin":
+            s = x1 * x1 + x2 * x2
+            return ((x1 * y1 + x2 * y2) / s if s > 0 else math.pi), 0.0
+        a = (y2 - y1) / (x2 - x1) if x2 != x1 else math.pi * math.cos(math.pi * x1)
+        return a, y1 - a * x1
+
+    def mean(g):
+        return integrate.dblquad(lambda x2, x1: g(*fit(x1, x2)) / 4, -1, 1, -1, 1, epsabs=1e-10, epsrel=1e-10)[0]
+
+    a_bar, b_bar = mean(lambda a, b: a), mean(lambda a, b: b)
+    e_out = mean(_e_out)
+    bias = float(_e_out(a_bar, b_bar))
+    return {"g_bar": (a_bar, b_bar), "bias": bias, "variance": e_out - bias, "e_out": e_out}
 
 
 class LearningCurve(NamedTuple):

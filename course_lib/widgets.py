@@ -1669,7 +1669,7 @@ class VCBoundExplorer(_LiveFigure):
         self.d_slider = _slider(widgets.IntSlider, value=d_vc, min=1, max=30, description="d_vc")
         self.delta_slider = _slider(widgets.FloatLogSlider, value=delta, base=10, min=-4, max=np.log10(0.5),
                                     step=0.1, description="δ", readout_format=".2g")
-        self.n_slider = _slider(widgets.FloatLogSlider, value=n, base=10, min=1, max=7, step=0.05, description="N",
+        self.n_slider = _slider(widgets.FloatLogSlider, value=n, base=10, min=0.5, max=7, step=0.05, description="N",
                                 readout_format=",.0f")
         ax = self.ax
         self._lines = {name: ax.plot([], [], linewidth=1.6, label=label)[0] for name, label in
@@ -1814,12 +1814,14 @@ class BiasVarianceExplorer(_LiveFigure):
 
 
 class CostExplorer(_LiveFigure):
-    """The weighted pocket algorithm with a slider for what a false accept costs.
+    """The weighted pocket algorithm with a slider for what a false accept costs against a false reject.
 
-    A false reject (y = +1 classified -1) costs 1, a false accept (y = -1 classified +1)
-    costs what the slider says (1 to 1000: from the supermarket towards the CIA). For each
-    cost the weighted pocket (:func:`course_lib.error_measures.weighted_pocket`) is run once;
-    the picture shows its line and rings its mistakes, with the plain pocket's line dashed.
+    The slider sets the ratio r of the two costs, from 0.1 (the supermarket: a false reject,
+    y = +1 classified -1, costs 10 and a false accept 1) to 1000 (the CIA: a false accept,
+    y = -1 classified +1, costs 1000 and a false reject 1); the smaller cost is 1 and the
+    larger is rounded to a whole number of virtual copies. For each ratio the weighted pocket
+    (:func:`course_lib.error_measures.weighted_pocket`) runs once; the picture shows its line
+    and rings its mistakes, with the plain pocket's line dashed.
 
     Parameters
     ----------
@@ -1832,7 +1834,9 @@ class CostExplorer(_LiveFigure):
     Attributes
     ----------
     slider : ipywidgets.FloatLogSlider
-        The cost of a false accept (rounded to a whole number of virtual copies).
+        The ratio (false accept cost) / (false reject cost).
+    cost : ndarray of shape (2, 2)
+        The current cost matrix (rows y = +1, -1; columns h = +1, -1).
     false_accepts, false_rejects : int
         Of the current weighted pocket on the data.
 
@@ -1841,10 +1845,9 @@ class CostExplorer(_LiveFigure):
     >>> import course_lib as cl
     >>> X, y, _ = cl.make_noisy(60, 2, noise=0.1, rng=0)
     >>> box = CostExplorer(X, y, max_updates=100, rng=1)
-    >>> cheap = box.false_accepts
     >>> box.slider.value = 1000
-    >>> box.false_accepts <= cheap
-    True
+    >>> box.cost.tolist(), box.false_accepts
+    ([[0.0, 1.0], [1000.0, 0.0]], 0)
     """
 
     def __init__(self, X, y, *, max_updates=300, rng=None):
@@ -1860,12 +1863,15 @@ class CostExplorer(_LiveFigure):
         super().__init__(figsize=(5.6, 5.2))
         self.X, self.Xb, self.y = P, add_bias(P), y
         seed = int(np.random.default_rng(rng).integers(2**31))
-        self.costs = np.unique(np.round(10.0 ** np.arange(0, 3.01, 0.25)).astype(int))
-        self.runs = {int(c): weighted_pocket(self.Xb, y, weights=np.where(y > 0, 1, int(c)), max_updates=max_updates,
-                                             rng=[seed, int(c)]).w for c in self.costs}
+        self.exponents = np.arange(-1.0, 3.01, 0.25)
+        self.runs = {}
+        for k, e in enumerate(self.exponents):
+            fr, fa = self._costs(e)
+            self.runs[k] = weighted_pocket(self.Xb, y, weights=np.where(y > 0, fr, fa), max_updates=max_updates,
+                                           rng=[seed, k]).w
         self.plain = pocket(self.Xb, y, max_updates=max_updates, rng=seed).w
-        self.slider = _slider(widgets.FloatLogSlider, value=1.0, base=10, min=0, max=3, step=0.25,
-                              description="false accept", readout_format=".0f")
+        self.slider = _slider(widgets.FloatLogSlider, value=1.0, base=10, min=-1, max=3, step=0.25,
+                              description="FA / FR cost", readout_format=".3g")
         ax = self.ax
         plotting.plot_data(P, y, ax=ax)
         seg = plotting.boundary_segment(self.plain, (-1.05, 1.05), (-1.05, 1.05))
@@ -1884,12 +1890,20 @@ class CostExplorer(_LiveFigure):
         self.widget = widgets.VBox([self.slider, self.image, self.status])
         self.draw()
 
+    @staticmethod
+    def _costs(exponent):
+        """(false reject, false accept) costs for the ratio 10**exponent: the smaller is 1, the larger whole."""
+        ratio = 10.0**exponent
+        return (1, int(round(ratio))) if ratio >= 1 else (int(round(1 / ratio)), 1)
+
     def draw(self):
-        """Show the weighted pocket of the current cost."""
+        """Show the weighted pocket of the current costs."""
         from .error_measures import weighted_error
 
-        cost = int(self.costs[np.argmin(np.abs(np.log10(self.costs) - np.log10(self.slider.value)))])
-        w = self.runs[cost]
+        k = int(np.argmin(np.abs(self.exponents - np.log10(self.slider.value))))
+        fr, fa = self._costs(self.exponents[k])
+        self.cost = np.array([[0.0, fr], [fa, 0.0]])
+        w = self.runs[k]
         seg = plotting.boundary_segment(w, (-1.05, 1.05), (-1.05, 1.05))
         self._line.set_segments([] if seg is None else [np.column_stack(seg)])
         h = np.where(self.Xb @ w > 0, 1, -1)
@@ -1897,16 +1911,15 @@ class CostExplorer(_LiveFigure):
         self._wrong.set_offsets(self.X[wrong] if wrong.any() else np.zeros((0, 2)))
         self.false_accepts = int(np.sum(wrong & (self.y < 0)))
         self.false_rejects = int(np.sum(wrong & (self.y > 0)))
-        matrix = [[0, 1], [cost, 0]]
         h_plain = np.where(self.Xb @ self.plain > 0, 1, -1)
-        self.ax.set_title(f"false accept costs {cost}: {self.false_accepts} false accepts, "
+        self.ax.set_title(f"false accept {fa}, false reject {fr}: {self.false_accepts} false accepts, "
                           f"{self.false_rejects} false rejects", fontsize=9)
         self._render()
         self.status.value = (
-            f"cost matrix [[0, 1], [{cost}, 0]] (a false accept costs {cost}, a false reject 1): the weighted pocket "
-            f"makes <b>{self.false_accepts}</b> false accepts and <b>{self.false_rejects}</b> false rejects, "
-            f"weighted E<sub>in</sub> = <b>{weighted_error(h, self.y, cost=matrix):.3f}</b>; "
-            f"the plain pocket's is {weighted_error(h_plain, self.y, cost=matrix):.3f}")
+            f"a false accept costs {fa}, a false reject {fr}: the weighted pocket makes <b>{self.false_accepts}</b> "
+            f"false accepts and <b>{self.false_rejects}</b> false rejects, weighted E<sub>in</sub> = "
+            f"<b>{weighted_error(h, self.y, cost=self.cost):.3f}</b>; "
+            f"the plain pocket's is {weighted_error(h_plain, self.y, cost=self.cost):.3f}")
 
 
 __all__ += ["DichotomyExplorer", "BoundingTableExplorer", "VCBoundExplorer", "BiasVarianceExplorer", "CostExplorer"]

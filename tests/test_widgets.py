@@ -574,12 +574,14 @@ def test_cost_explorer_counts_the_mistakes_of_the_weighted_pocket():
     X = rng.uniform(-1, 1, size=(80, 2))
     y = np.where(rng.random(80) < cl.theta(4 * (X @ [1.0, -1.0])), 1.0, -1.0)
     box = W.CostExplorer(X, y, max_updates=200, rng=4)
-    accepts = {}
-    for cost in (1, 10, 1000):
-        box.slider.value = cost
-        w = box.runs[cost]
-        h = np.where(cl.add_bias(X) @ w > 0, 1, -1)
+    accepts, rejects = {}, {}
+    for ratio, matrix in [(0.1, [[0, 10], [1, 0]]), (1, [[0, 1], [1, 0]]), (1000, [[0, 1], [1000, 0]])]:
+        box.slider.value = ratio
+        assert box.cost.tolist() == matrix
+        k = int(np.argmin(np.abs(box.exponents - np.log10(ratio))))
+        h = np.where(cl.add_bias(X) @ box.runs[k] > 0, 1, -1)
         assert box.false_accepts == np.sum((h > 0) & (y < 0)) and box.false_rejects == np.sum((h < 0) & (y > 0))
         assert f"<b>{box.false_accepts}</b> false accepts" in box.status.value
-        accepts[cost] = box.false_accepts
-    assert accepts[1000] < accepts[1]
+        assert f"{cl.weighted_error(h, y, cost=matrix):.3f}" in box.status.value
+        accepts[ratio], rejects[ratio] = box.false_accepts, box.false_rejects
+    assert accepts[1000] < accepts[1] and rejects[0.1] < rejects[1000]

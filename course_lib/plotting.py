@@ -1020,6 +1020,71 @@ def _tile_grid(n_tiles, ncols=None):
     return ncols, int(np.ceil(n_tiles / ncols))
 
 
+from typing import NamedTuple  # noqa: E402  (this section's own import: the sections above do not need it)
+
+
+class DichotomyTiles(NamedTuple):
+    """Where :func:`plot_dichotomies` puts everything (tile units: tile j spans [col, col+1] x [row, row+1])."""
+
+    squares: np.ndarray
+    """The tiles' corners, shape (m, 4, 2)."""
+    colours: np.ndarray
+    """The tiles' face colours (RGBA; grey for labelings not realised), shape (m, 4)."""
+    positive: np.ndarray
+    """Where the +1 marks go, shape (k, 2)."""
+    negative: np.ndarray
+    """Where the -1 marks go, shape (m N - k, 2)."""
+    strikes: np.ndarray
+    """One diagonal stroke per labeling not realised, shape (s, 2, 2)."""
+    frame: np.ndarray
+    """The frame around the highlighted tile, shape (1, 4, 2) (or (0, 4, 2))."""
+    shape: tuple
+    """(columns, rows) of the grid."""
+
+
+def dichotomy_tiles(X, labelings, *, realised=None, ncols=None, highlight=None):
+    """The geometry of the tile grid of :func:`plot_dichotomies`, for drawing it (or moving a drawn one).
+
+    Returns
+    -------
+    DichotomyTiles
+
+    Examples
+    --------
+    >>> tiles = dichotomy_tiles([[0, 0], [1, 1]], [[-1, -1], [-1, 1], [1, -1], [1, 1]], realised=[1, 1, 0, 1])
+    >>> tiles.squares.shape, tiles.strikes.shape, tiles.shape
+    ((4, 4, 2), (1, 2, 2), (3, 2))
+    """
+    P = np.asarray(X, dtype=float)
+    if P.ndim == 1:
+        P = np.column_stack([P, np.zeros(len(P))])
+    P = check_matrix(P, "X")
+    if P.shape[1] != 2:
+        raise ValueError(f"X must hold points of the plane (N, 2) or of a line (N,); got shape {P.shape}")
+    L = np.asarray(labelings)
+    if L.ndim != 2 or L.shape[1] != P.shape[0] or not np.all(np.isin(L, (-1, 1))):
+        raise ValueError(f"labelings must be an array of +1 / -1 of shape (m, {P.shape[0]}); got shape {L.shape}")
+    ok = np.ones(len(L), dtype=bool) if realised is None else np.asarray(realised, dtype=bool)
+    if ok.shape != (len(L),):
+        raise ValueError(f"realised must hold one flag per labeling ({len(L)}); got shape {ok.shape}")
+    ncols, nrows = _tile_grid(len(L), ncols)
+    lo, hi = P.min(axis=0), P.max(axis=0)
+    span = np.maximum(hi - lo, 1e-9)
+    unit = 0.14 + 0.72 * (P - lo) / span.max() + 0.36 * (1 - span / span.max())   # within a tile, centred
+    col, row = np.arange(len(L)) % ncols, np.arange(len(L)) // ncols
+    corners = np.stack([col, nrows - 1 - row], axis=1).astype(float)
+    box = np.array([[0.04, 0.04], [0.96, 0.04], [0.96, 0.96], [0.04, 0.96]])
+    squares = corners[:, None, :] + box[None]
+    colours = np.where(ok[:, None], [[1.0, 1.0, 1.0, 1.0]], [[0.85, 0.85, 0.85, 1.0]])
+    where = (corners[:, None, :] + unit[None, :, :]).reshape(-1, 2)
+    flat = L.reshape(-1)
+    strikes = corners[~ok][:, None, :] + np.array([[0.06, 0.94], [0.94, 0.06]])[None]
+    frame = (corners[[int(highlight)]][:, None, :] + np.array([[0, 0], [1, 0], [1, 1], [0, 1]])[None]
+             if highlight is not None else np.zeros((0, 4, 2)))
+    return DichotomyTiles(squares, colours, where[flat > 0], where[flat < 0], strikes.reshape(-1, 2, 2),
+                          frame.astype(float), (ncols, nrows))
+
+
 def plot_dichotomies(X, labelings, *, realised=None, ax=None, ncols=None, highlight=None, title=None):
     """Draw many labelings of the same points as a grid of small tiles, one labeling per tile.
 
@@ -1053,42 +1118,16 @@ def plot_dichotomies(X, labelings, *, realised=None, ax=None, ncols=None, highli
     """
     from matplotlib.collections import LineCollection, PolyCollection
 
-    P = np.asarray(X, dtype=float)
-    if P.ndim == 1:
-        P = np.column_stack([P, np.zeros(len(P))])
-    P = check_matrix(P, "X")
-    if P.shape[1] != 2:
-        raise ValueError(f"X must hold points of the plane (N, 2) or of a line (N,); got shape {P.shape}")
-    L = np.asarray(labelings)
-    if L.ndim != 2 or L.shape[1] != P.shape[0] or not np.all(np.isin(L, (-1, 1))):
-        raise ValueError(f"labelings must be an array of +1 / -1 of shape (m, {P.shape[0]}); got shape {L.shape}")
-    ok = np.ones(len(L), dtype=bool) if realised is None else np.asarray(realised, dtype=bool)
-    if ok.shape != (len(L),):
-        raise ValueError(f"realised must hold one flag per labeling ({len(L)}); got shape {ok.shape}")
+    tiles = dichotomy_tiles(X, labelings, realised=realised, ncols=ncols, highlight=highlight)
     ax = _axes(ax, figsize=(7, 3.5))
-    ncols, nrows = _tile_grid(len(L), ncols)
-    lo, hi = P.min(axis=0), P.max(axis=0)
-    span = np.maximum(hi - lo, 1e-9)
-    unit = 0.14 + 0.72 * (P - lo) / span.max() + 0.36 * (1 - span / span.max())   # within a tile, centred
-    col, row = np.arange(len(L)) % ncols, np.arange(len(L)) // ncols
-    corners = np.stack([col, nrows - 1 - row], axis=1).astype(float)
-    squares = [[(c0 + 0.04, r0 + 0.04), (c0 + 0.96, r0 + 0.04), (c0 + 0.96, r0 + 0.96), (c0 + 0.04, r0 + 0.96)]
-               for c0, r0 in corners]
-    ax.add_collection(PolyCollection(squares, facecolors=np.where(ok[:, None], [[1, 1, 1, 1]], [[0.85, 0.85, 0.85, 1]]),
-                                     edgecolors="#999999", linewidths=0.6))
-    where = (corners[:, None, :] + unit[None, :, :]).reshape(-1, 2)
-    flat = L.reshape(-1)
-    ax.scatter(where[flat > 0, 0], where[flat > 0, 1], marker="o", facecolors="none", edgecolors=POSITIVE_COLOR,
-               linewidths=1.2, s=22, zorder=3)
-    ax.scatter(where[flat < 0, 0], where[flat < 0, 1], marker="x", color=NEGATIVE_COLOR, linewidths=1.2, s=22,
+    ax.add_collection(PolyCollection(tiles.squares, facecolors=tiles.colours, edgecolors="#999999", linewidths=0.6))
+    ax.scatter(*tiles.positive.T, marker="o", facecolors="none", edgecolors=POSITIVE_COLOR, linewidths=1.2, s=22,
                zorder=3)
-    strikes = [[(c0 + 0.06, r0 + 0.94), (c0 + 0.94, r0 + 0.06)] for (c0, r0), good in zip(corners, ok, strict=True)
-               if not good]
-    ax.add_collection(LineCollection(strikes, colors="#666666", linewidths=1.0, zorder=2))
+    ax.scatter(*tiles.negative.T, marker="x", color=NEGATIVE_COLOR, linewidths=1.2, s=22, zorder=3)
+    ax.add_collection(LineCollection(tiles.strikes, colors="#666666", linewidths=1.0, zorder=2))
     if highlight is not None:
-        c0, r0 = corners[int(highlight)]
-        ax.add_collection(PolyCollection([[(c0, r0), (c0 + 1, r0), (c0 + 1, r0 + 1), (c0, r0 + 1)]],
-                                         facecolors="none", edgecolors="black", linewidths=2.2, zorder=4))
+        ax.add_collection(PolyCollection(tiles.frame, facecolors="none", edgecolors="black", linewidths=2.2, zorder=4))
+    ncols, nrows = tiles.shape
     ax.set_xlim(-0.05, ncols + 0.05)
     ax.set_ylim(-0.05, nrows + 0.05)
     ax.set_aspect("equal")
@@ -1251,4 +1290,5 @@ def plot_learning_curve(curve, *, ax=None):
     return ax
 
 
-__all__ += ["plot_dichotomies", "plot_growth_functions", "plot_bounds", "plot_bias_variance", "plot_learning_curve"]
+__all__ += ["dichotomy_tiles", "DichotomyTiles", "plot_dichotomies", "plot_growth_functions", "plot_bounds",
+            "plot_bias_variance", "plot_learning_curve"]

@@ -1267,39 +1267,11 @@ class KNNExplorer(_FigureWidget):
 
 # --- Why can machines learn? (the 06-* lectures) --------------------------------------------
 
-class _PanelsWidget(_LiveFigure):
-    """A figure of several axes redrawn whole on every move (what changes is not a fixed set of artists).
-
-    The axes' frames, ticks and labels are kept as a picture between moves, as for every
-    widget here; ``_clear_all`` takes the last drawing off every axes and ``_render_all``
-    draws what is on them now.
-    """
-
-    def _clear_all(self):
-        for ax in self.axes:
-            self.ax = ax
-            self._clear()
-            for text in (ax.title,):
-                text.set_text("")
-        self.ax = self.axes[0]
-
-    def _render_all(self):
-        dynamic = []
-        for ax in self.axes:
-            artists = [*ax.patches, *ax.lines, *ax.collections, *ax.texts, *ax.images, ax.title,
-                       *([ax.legend_] if ax.legend_ is not None else [])]
-            dynamic += sorted(artists, key=lambda a: a.get_zorder())
-        for artist in dynamic:
-            artist.set_animated(True)
-        self._dynamic = dynamic
-        self._render()
-
-
 def _signs(labels):
     return " ".join("+" if v > 0 else "−" for v in labels)
 
 
-class DichotomyExplorer(_PanelsWidget):
+class DichotomyExplorer(_LiveFigure):
     """Which labelings of N points can a line (or a convex set) realise? Place the points and count.
 
     Right: every one of the 2^N labelings as a small tile, greyed and struck through when
@@ -1348,8 +1320,12 @@ class DichotomyExplorer(_PanelsWidget):
     """
 
     MAX_POINTS = 6
+    LIMITS = (-1.05, 1.05)
 
     def __init__(self, X=None, *, n=4, model="perceptron", rng=None):
+        from matplotlib.collections import LineCollection, PolyCollection
+        from matplotlib.patches import Polygon
+
         from ._validation import check_choice, check_int, check_matrix
 
         check_choice(model, "model", ("perceptron", "convex_set"))
@@ -1363,6 +1339,7 @@ class DichotomyExplorer(_PanelsWidget):
         super().__init__(figsize=(10.4, 4.4), ncols=2)
         self.X = X.copy()
         self._updating = False
+        self._counted = None
         n = len(self.X)
         self.n_slider = _slider(widgets.IntSlider, value=n, min=1, max=self.MAX_POINTS, description="N points")
         self.arrangement = widgets.Dropdown(options=["random", "on a line", "on a circle"], value="random",
@@ -1378,6 +1355,34 @@ class DichotomyExplorer(_PanelsWidget):
         self.model_dropdown = widgets.Dropdown(options=[("lines (perceptrons)", "perceptron"),
                                                         ("convex sets", "convex_set")],
                                                value=model, description="hypotheses", style=SLIDER_STYLE)
+        left, right = self.axes
+        left.set_xlim(*self.LIMITS)
+        left.set_ylim(*self.LIMITS)
+        left.set_aspect("equal")
+        self._shade = Polygon(np.zeros((3, 2)), closed=True, facecolor=plotting.POSITIVE_COLOR, alpha=0.12,
+                              edgecolor="none")
+        left.add_patch(self._shade)
+        (self._line,) = left.plot([], [], color="black", linewidth=1.5)
+        self._pos = left.scatter([], [], marker="o", facecolors="none", edgecolors=plotting.POSITIVE_COLOR,
+                                 linewidths=1.4, s=36, zorder=3)
+        self._neg = left.scatter([], [], marker="x", color=plotting.NEGATIVE_COLOR, linewidths=1.4, s=36, zorder=3)
+        self._ring = left.scatter([], [], s=200, facecolors="none", edgecolors="grey", linewidths=1)
+        self._name = left.text(0, 0, "", fontsize=8, color="grey")
+        right.axis("off")
+        right.set_aspect("equal")
+        right.set_xlim(0, 2)               # fixed limits: the tiles are scaled into them, so the frame stays as drawn
+        right.set_ylim(0, 1)
+        self._tiles = PolyCollection([], edgecolors="#999999", linewidths=0.6)
+        right.add_collection(self._tiles, autolim=False)
+        self._strikes = LineCollection([], colors="#666666", linewidths=1.0, zorder=2)
+        right.add_collection(self._strikes, autolim=False)
+        self._tpos = right.scatter([], [], marker="o", facecolors="none", edgecolors=plotting.POSITIVE_COLOR,
+                                   linewidths=1.2, s=22, zorder=3)
+        self._tneg = right.scatter([], [], marker="x", color=plotting.NEGATIVE_COLOR, linewidths=1.2, s=22, zorder=3)
+        self._frame = PolyCollection([], facecolors="none", edgecolors="black", linewidths=2.2, zorder=4)
+        right.add_collection(self._frame, autolim=False)
+        self._moving(self._shade, self._line, self._pos, self._neg, self._ring, self._name, self._tiles,
+                     self._strikes, self._tpos, self._tneg, self._frame, left.title, right.title)
         self.n_slider.observe(lambda _: self._resize(), names="value")
         self.new_button.on_click(lambda _: self._new_points())
         self.point_dropdown.observe(lambda _: self._select(), names="value")
@@ -1401,12 +1406,10 @@ class DichotomyExplorer(_PanelsWidget):
         if kind == "on a line":
             t = np.round(self.rng.uniform(-0.9, 0.9, size=n) / 0.1) * 0.1
             return np.column_stack([t, 0.5 * t])               # halving is exact: the points are exactly collinear
-        elif kind == "on a circle":
+        if kind == "on a circle":
             a = np.sort(self.rng.uniform(0, 2 * np.pi, size=n))
-            P = 0.8 * np.column_stack([np.cos(a), np.sin(a)])
-        else:
-            P = self.rng.uniform(-0.9, 0.9, size=(n, 2))
-        return P if kind == "on a circle" else np.round(P / 0.05) * 0.05       # on the sliders' grid
+            return 0.8 * np.column_stack([np.cos(a), np.sin(a)])
+        return np.round(self.rng.uniform(-0.9, 0.9, size=(n, 2)) / 0.05) * 0.05       # on the sliders' grid
 
     def _sync(self):
         """Point the controls at the current points (one draw afterwards)."""
@@ -1449,52 +1452,77 @@ class DichotomyExplorer(_PanelsWidget):
         self.X[k] = (self.x_slider.value, self.y_slider.value)
         self.draw()
 
+    def _count(self):
+        """Which of all labelings the model realises on the current points (recounted only when they change)."""
+        from .generalization import all_labelings, dichotomies
+
+        key = (self.model_dropdown.value, self.X.tobytes())
+        if self._counted is None or self._counted[0] != key:
+            n = len(self.X)
+            labelings = all_labelings(n)
+            weights = 1 << np.arange(n - 1, -1, -1)
+            realised = np.isin(labelings @ weights, dichotomies(self.X, model=key[0]) @ weights)
+            self._counted = (key, labelings, realised)
+        return self._counted[1], self._counted[2]
+
     def draw(self):
         """Count the dichotomies of the current points and redraw both panels."""
-        from .generalization import _hull, all_labelings, dichotomies, growth_function, separating_weights
+        from .generalization import _hull, growth_function, separating_weights
 
         model = self.model_dropdown.value
         n = len(self.X)
-        labelings = all_labelings(n)
-        realised_rows = dichotomies(self.X, model=model)
-        codes = labelings @ (1 << np.arange(n - 1, -1, -1))
-        realised = np.isin(codes, realised_rows @ (1 << np.arange(n - 1, -1, -1)))
+        labelings, realised = self._count()
         self.count = int(realised.sum())
         j = int(self.labeling_slider.value)
         y = labelings[j]
-        self._clear_all()
         left, right = self.axes
-        plotting.plot_data(self.X, y, ax=left, limits=(-1.05, 1.05))
-        left.set_xlabel("")
-        left.set_ylabel("")
-        for k, (a, b) in enumerate(self.X):
-            left.text(a + 0.04, b + 0.04, str(k), fontsize=8, color="grey")
+        self._pos.set_offsets(self.X[y > 0] if np.any(y > 0) else np.zeros((0, 2)))
+        self._neg.set_offsets(self.X[y < 0] if np.any(y < 0) else np.zeros((0, 2)))
         k = self.point_dropdown.value
-        left.scatter([self.X[k, 0]], [self.X[k, 1]], s=200, facecolors="none", edgecolors="grey", linewidths=1)
+        self._ring.set_offsets(self.X[[k]])
+        self._name.set_position((self.X[k, 0] + 0.05, self.X[k, 1] + 0.05))
+        self._name.set_text(f"point {k}")
+        shade, line, line_style = np.zeros((3, 2)), ([], []), ("black", 1.5)
         if realised[j] and model == "perceptron":
             w = separating_weights(self.X, y)
             if w is not None:
-                plotting.plot_boundary(w, ax=left)
+                part = plotting._positive_part(w, self.LIMITS, self.LIMITS)
+                shade = part if len(part) >= 3 else shade
+                seg = plotting.boundary_segment(w, self.LIMITS, self.LIMITS)
+                line = seg if seg is not None else line
             what = "a line realises it"
         elif realised[j]:
-            from matplotlib.patches import Polygon
-
             inside = self.X[y > 0]
             if len(inside):
                 hull = np.array(_hull([tuple(p) for p in inside]), dtype=float)
                 if len(hull) >= 3:
-                    left.add_patch(Polygon(hull, closed=True, facecolor=plotting.POSITIVE_COLOR, alpha=0.15,
-                                           edgecolor=plotting.POSITIVE_COLOR))
+                    shade = hull
                 else:
-                    left.plot(hull[:, 0], hull[:, 1], color=plotting.POSITIVE_COLOR, linewidth=3, alpha=0.4)
+                    line, line_style = (hull[:, 0], hull[:, 1]), (plotting.POSITIVE_COLOR, 4)
             what = "the convex hull of the +1 points leaves every −1 point out"
         else:
             what = "no line realises it" if model == "perceptron" else "a −1 point lies in the hull of the +1 points"
+        self._shade.set_xy(shade)
+        self._line.set_data(*line)
+        self._line.set_color(line_style[0])
+        self._line.set_linewidth(line_style[1])
         left.set_title(f"labeling {j}: ({_signs(y)}): {what}", fontsize=9)
-        plotting.plot_dichotomies(self.X, labelings, realised=realised, ax=right, highlight=j)
+        tiles = plotting.dichotomy_tiles(self.X, labelings, realised=realised, highlight=j)
+        ncols, nrows = tiles.shape
+        scale = min(1.96 / ncols, 0.96 / nrows)                       # tile units into the panel's [0, 2] x [0, 1]
+        shift = np.array([(2 - scale * ncols) / 2, (1 - scale * nrows) / 2])
+
+        def place(points):
+            return np.asarray(points).reshape(-1, 2) * scale + shift if len(points) else np.zeros((0, 2))
+        self._tiles.set_verts(place(tiles.squares).reshape(-1, 4, 2))
+        self._tiles.set_facecolors(tiles.colours)
+        self._strikes.set_segments(place(tiles.strikes).reshape(-1, 2, 2))
+        self._tpos.set_offsets(place(tiles.positive))
+        self._tneg.set_offsets(place(tiles.negative))
+        self._frame.set_verts(place(tiles.frame).reshape(-1, 4, 2))
         name = "lines" if model == "perceptron" else "convex sets"
         right.set_title(f"{name} realise {self.count} of the {2**n} labelings of these {n} points", fontsize=10)
-        self._render_all()
+        self._render()
         m_h = growth_function("perceptron_2d" if model == "perceptron" else "convex_set", n)
         self.status.value = (
             f"N = {n}: {name} realise <b>{self.count}</b> of 2<sup>{n}</sup> = {2**n} labelings; "
@@ -1504,7 +1532,7 @@ class DichotomyExplorer(_PanelsWidget):
         )
 
 
-class BoundingTableExplorer(_PanelsWidget):
+class BoundingTableExplorer(_LiveFigure):
     """B(N, k) filled in by the recursion, one cell per step, with the proof's split of that cell.
 
     Left: the table of B(N, k); the current cell is yellow and the two cells it is the sum of,
@@ -1525,6 +1553,8 @@ class BoundingTableExplorer(_PanelsWidget):
     prev_button, next_button : ipywidgets.Button
     cell : (int, int)
         The current cell (N, k).
+    value : int
+        B(N, k) of the current cell.
 
     Examples
     --------
@@ -1535,6 +1565,9 @@ class BoundingTableExplorer(_PanelsWidget):
     """
 
     def __init__(self, *, n_max=6, k_max=5):
+        from matplotlib.collections import LineCollection, PolyCollection
+        from matplotlib.colors import ListedColormap
+
         from ._validation import check_int
         from .generalization import bounding_function_table
 
@@ -1553,6 +1586,38 @@ class BoundingTableExplorer(_PanelsWidget):
         self.prev_button.on_click(lambda _: self._step(-1))
         self.next_button.on_click(lambda _: self._step(+1))
         self.slider.observe(lambda _: self.draw(), names="value")
+        left, right = self.axes
+        # the whole table, numbers included, is drawn once; the cells not filled yet are covered on every move
+        for (n, j) in self.cells:
+            x, y0 = j - 1, self.n_max - n
+            left.add_patch(_cell_square((x, y0), facecolor="white", edgecolor="#999999"))
+            left.text(x + 0.5, y0 + 0.5, f"{self.table[n, j]}", ha="center", va="center", fontsize=10)
+        for j in range(1, self.k_max + 1):
+            left.text(j - 0.5, self.n_max + 0.25, f"k={j}", ha="center", va="center", fontsize=8)
+        for n in range(1, self.n_max + 1):
+            left.text(-0.35, self.n_max - n + 0.5, f"N={n}", ha="center", va="center", fontsize=8)
+        left.set_xlim(-0.75, self.k_max + 0.05)
+        left.set_ylim(-0.05, self.n_max + 0.55)
+        left.set_aspect("equal")
+        left.axis("off")
+        self._cover = PolyCollection([], edgecolors="#999999", linewidths=0.8)
+        left.add_collection(self._cover, autolim=False)
+        # the right panel keeps fixed limits (so its frame is never drawn again): the dichotomies are placed in
+        # [0, 1] x [0, 1], rows downwards, a column per point
+        right.set_xlim(0, 1)
+        right.set_ylim(1, 0)
+        right.axis("off")
+        self._image = right.imshow(np.zeros((1, 1)), cmap=ListedColormap([plotting.NEGATIVE_COLOR,
+                                                                          plotting.POSITIVE_COLOR]),
+                                   vmin=-1, vmax=1, aspect="auto", interpolation="nearest", extent=(0, 1, 1, 0))
+        self._grid = LineCollection([], colors="white", linewidths=0.6)
+        self._groups = LineCollection([], colors="black", linewidths=1.5)
+        right.add_collection(self._grid, autolim=False)
+        right.add_collection(self._groups, autolim=False)
+        self._names = [right.text(0, 0, name, va="center", fontsize=9) for name in ("$S_1$", "$S_2^+$", "$S_2^-$")]
+        self._columns = [right.text(0, 0, f"$x_{i}$", ha="center", va="top", fontsize=9) for i in range(1, n_max + 1)]
+        self._moving(self._cover, self._image, self._grid, self._groups, *self._names, *self._columns, left.title,
+                     right.title)
         self.fig.subplots_adjust(left=0.06, right=0.98, bottom=0.06, top=0.88, wspace=0.25)
         self.widget = widgets.VBox([widgets.HBox([self.prev_button, self.slider, self.next_button]), self.image,
                                     self.status])
@@ -1563,32 +1628,23 @@ class BoundingTableExplorer(_PanelsWidget):
 
     def draw(self):
         """Fill the table up to the current step and show the current cell's proof."""
-        from matplotlib.patches import Rectangle
-
         from .generalization import largest_family, recursion_split
 
         step = int(self.slider.value)
         N, k = self.cell = self.cells[step - 1]
         self.value = int(self.table[N, k])
-        filled = set(self.cells[:step])
-        self._clear_all()
         left, right = self.axes
         parents = {(N - 1, k), (N - 1, k - 1)} if N >= 2 and k >= 2 else set()
-        for (n, j) in self.cells:
-            x, y0 = j - 1, self.n_max - n
-            colour = "#fff2a8" if (n, j) == self.cell else "#cfe3ff" if (n, j) in parents else "white"
-            left.add_patch(Rectangle((x, y0), 1, 1, facecolor=colour, edgecolor="#999999", linewidth=0.8))
-            if (n, j) in filled:
-                left.text(x + 0.5, y0 + 0.5, f"{self.table[n, j]}", ha="center", va="center", fontsize=10,
-                          fontweight="bold" if (n, j) == self.cell else "normal")
-        for j in range(1, self.k_max + 1):
-            left.text(j - 0.5, self.n_max + 0.25, f"k={j}", ha="center", va="center", fontsize=8)
-        for n in range(1, self.n_max + 1):
-            left.text(-0.35, self.n_max - n + 0.5, f"N={n}", ha="center", va="center", fontsize=8)
-        left.set_xlim(-0.75, self.k_max + 0.05)
-        left.set_ylim(-0.05, self.n_max + 0.55)
-        left.set_aspect("equal")
-        left.axis("off")
+        squares, colours = [], []
+        for index, (n, j) in enumerate(self.cells):
+            colour = ((1.0, 0.85, 0.1, 0.45) if (n, j) == self.cell else (0.3, 0.55, 1.0, 0.3) if (n, j) in parents
+                      else (1.0, 1.0, 1.0, 1.0) if index >= step else None)
+            if colour is not None:
+                x, y0 = j - 1, self.n_max - n
+                squares.append([(x, y0), (x + 1, y0), (x + 1, y0 + 1), (x, y0 + 1)])
+                colours.append(colour)
+        self._cover.set_verts(squares)
+        self._cover.set_facecolors(colours)
         if parents:
             how = f"B({N},{k}) = B({N - 1},{k}) + B({N - 1},{k - 1}) = {self.table[N - 1, k]} + {self.table[N - 1, k - 1]}"
         elif k == 1:
@@ -1599,26 +1655,25 @@ class BoundingTableExplorer(_PanelsWidget):
         family = largest_family(N, k)
         split = recursion_split(family)
         order = np.concatenate([split["S1"], split["S2+"], split["S2-"]])
-        from matplotlib.colors import ListedColormap
-
-        right.imshow(family[order], cmap=ListedColormap([plotting.NEGATIVE_COLOR, plotting.POSITIVE_COLOR]),
-                     vmin=-1, vmax=1, aspect="auto", interpolation="nearest",
-                     extent=(0.5, N + 0.5, len(order) + 0.5, 0.5))
+        rows = len(order)
+        width, height = 0.8 / self.n_max, min(0.92 / rows, 0.08)       # one cell of the picture
+        self._image.set_data(family[order])
+        self._image.set_extent((0, N * width, rows * height, 0))
         alpha, beta = len(split["S1"]), len(split["S2+"])
-        right.hlines(np.arange(1.5, len(order)), 0.5, N + 0.5, colors="white", linewidth=0.6)
-        right.vlines(np.arange(1.5, N), 0.5, len(order) + 0.5, colors="white", linewidth=0.6)
-        for edge in (alpha, alpha + beta):
-            if 0 < edge < len(order):
-                right.axhline(edge + 0.5, color="black", linewidth=1.5)
-        for name, start, size in (("$S_1$", 0, alpha), ("$S_2^+$", alpha, beta), ("$S_2^-$", alpha + beta, beta)):
-            if size:
-                right.text(N + 0.6, start + size / 2 + 0.5, name, va="center", fontsize=9)
-        right.set_xticks(range(1, N + 1), [f"$x_{i}$" for i in range(1, N + 1)])
-        right.set_yticks([])
-        right.set_xlim(0.5, N + 1.3)
-        right.set_title(f"{len(order)} dichotomies (blue +1, red −1), no {k} points shattered: α = {alpha}, β = {beta}",
-                        fontsize=9)
-        self._render_all()
+        grid = [[(0, r * height), (N * width, r * height)] for r in range(1, rows)]
+        grid += [[(c * width, 0), (c * width, rows * height)] for c in range(1, N)]
+        self._grid.set_segments(grid)
+        self._groups.set_segments([[(0, e * height), (N * width, e * height)] for e in (alpha, alpha + beta)
+                                   if 0 < e < rows])
+        for text, start, size in zip(self._names, (0, alpha, alpha + beta), (alpha, beta, beta), strict=True):
+            text.set_position((N * width + 0.02, (start + size / 2) * height))
+            text.set_visible(size > 0)
+        for c, text in enumerate(self._columns):
+            text.set_position(((c + 0.5) * width, rows * height + 0.015))
+            text.set_visible(c < N)
+        right.set_title(f"{rows} dichotom{'y' if rows == 1 else 'ies'} (blue +1, red −1), no {k} point"
+                        f"{'s' if k > 1 else ''} shattered: α = {alpha}, β = {beta}", fontsize=9)
+        self._render()
         if parents:
             proof = (f"α + β = {alpha + beta} ≤ B({N - 1},{k}) = {self.table[N - 1, k]} (the first {N - 1} labels "
                      f"of S<sub>1</sub> and S<sub>2</sub><sup>+</sup> all differ); β = {beta} ≤ B({N - 1},{k - 1}) = "
@@ -1628,6 +1683,13 @@ class BoundingTableExplorer(_PanelsWidget):
             proof = "a base case of the recursion"
         self.status.value = (f"step {step} of {len(self.cells)}: <b>B({N}, {k}) = {self.value}</b> "
                              f"= Σ<sub>i&lt;{k}</sub> C({N}, i)<br>{proof}")
+
+
+def _cell_square(xy, **style):
+    """A unit square patch (the table's cells)."""
+    from matplotlib.patches import Rectangle
+
+    return Rectangle(xy, 1, 1, linewidth=0.8, **style)
 
 
 class VCBoundExplorer(_LiveFigure):

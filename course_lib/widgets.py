@@ -1883,7 +1883,7 @@ class CostExplorer(_LiveFigure):
     y = -1 classified +1, costs 1000 and a false reject 1); the smaller cost is 1 and the
     larger is rounded to a whole number of virtual copies. For each ratio the weighted pocket
     (:func:`course_lib.error_measures.weighted_pocket`) runs once; the picture shows its line
-    and rings its mistakes, with the plain pocket's line dashed.
+    and rings its mistakes, its accepted (+1) side shaded, with the plain pocket's line dashed.
 
     Parameters
     ----------
@@ -1939,6 +1939,11 @@ class CostExplorer(_LiveFigure):
         seg = plotting.boundary_segment(self.plain, (-1.05, 1.05), (-1.05, 1.05))
         if seg is not None:
             ax.plot(*seg, color="grey", linestyle="--", linewidth=1.2, label="plain pocket")
+        from matplotlib.patches import Polygon
+
+        self._accepted = Polygon(np.zeros((3, 2)), closed=True, facecolor=plotting.POSITIVE_COLOR, alpha=0.1,
+                                 edgecolor="none", label="accepted (+1)")
+        ax.add_patch(self._accepted)
         self._line = LineCollection([], colors="black", linewidths=2, label="weighted pocket")
         ax.add_collection(self._line, autolim=False)
         self._wrong = ax.scatter([], [], s=170, facecolors="none", edgecolors="black", linewidths=1.2,
@@ -1947,7 +1952,7 @@ class CostExplorer(_LiveFigure):
         ax.set_ylim(-1.05, 1.05)
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.1), ncol=3)
         self.fig.subplots_adjust(left=0.12, right=0.97, bottom=0.2, top=0.93)
-        self._moving(self._line, self._wrong, ax.title)
+        self._moving(self._accepted, self._line, self._wrong, ax.title)
         self.slider.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([self.slider, self.image, self.status])
         self.draw()
@@ -1968,6 +1973,8 @@ class CostExplorer(_LiveFigure):
         w = self.runs[k]
         seg = plotting.boundary_segment(w, (-1.05, 1.05), (-1.05, 1.05))
         self._line.set_segments([] if seg is None else [np.column_stack(seg)])
+        part = plotting._positive_part(w, (-1.05, 1.05), (-1.05, 1.05))
+        self._accepted.set_xy(part if len(part) >= 3 else np.zeros((3, 2)))
         h = np.where(self.Xb @ w > 0, 1, -1)
         wrong = h != self.y
         self._wrong.set_offsets(self.X[wrong] if wrong.any() else np.zeros((0, 2)))

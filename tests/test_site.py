@@ -439,6 +439,7 @@ def site_pages(site, site_server, browser):
         page.goto(site_server + rel)
         page.wait_for_function(MATHJAX_DONE)
         seen[rel] = page.evaluate(LOOK)
+        page.wait_for_load_state("networkidle")   # the favicon and fonts too, before the next page
     yield collections.namedtuple("Pages", "seen problems outside context base")(seen, problems, outside, context,
                                                                                     site_server)
     context.close()

@@ -328,19 +328,6 @@ def _add_lecture(copy, name):
 
 
 @pytest.mark.slow
-def test_a_build_fails_on_a_broken_link_and_an_unlisted_notebook(tmp_path):
-    copy = _course_copy(tmp_path, {"09-1-not-listed": ["print(1)"]})
-    with open(copy / "docs" / "guides" / "students.md", "a", encoding="utf-8") as f:
-        f.write("\nSee [the missing page](no-such-page.md) and {doc}`nowhere`.\n")
-    built = run_build(copy, tmp_path / "build")
-    out = built.stdout + built.stderr
-    assert built.returncode != 0
-    assert "notebooks/09-1-not-listed.ipynb is not in docs/course.yml" in out, out[-3000:]
-    assert "no-such-page" in out and "nowhere" in out, out[-3000:]
-    assert "make site: the build failed" in out
-
-
-@pytest.mark.slow
 def test_a_new_lecture_listed_in_the_course_data_gets_its_page_and_the_configured_hub_link(tmp_path):
     copy = _course_copy(tmp_path, {"09-1-new-lecture": ["import course_lib as cl", "print('seen on the page')"]})
     _add_lecture(copy, "09-1-new-lecture")
@@ -362,13 +349,19 @@ def test_a_new_lecture_listed_in_the_course_data_gets_its_page_and_the_configure
 
 
 @pytest.mark.slow
-def test_a_build_fails_on_a_lecture_that_raises_and_names_it(tmp_path):
-    copy = _course_copy(tmp_path, {"09-1-raises": ["x = 1", "raise ValueError('the lecture broke here')"]})
+def test_a_build_fails_naming_a_raising_lecture_a_broken_link_and_an_unlisted_notebook(tmp_path):
+    copy = _course_copy(tmp_path, {"09-1-raises": ["x = 1", "raise ValueError('the lecture broke here')"],
+                                   "09-2-not-listed": ["print(1)"]})
     _add_lecture(copy, "09-1-raises")
+    with open(copy / "docs" / "guides" / "students.md", "a", encoding="utf-8") as f:
+        f.write("\nSee [the missing page](no-such-page.md) and {doc}`nowhere`.\n")
     built = run_build(copy, tmp_path / "build")
     out = built.stdout + built.stderr
     assert built.returncode != 0, out[-3000:]
-    assert "09-1-raises" in out and "the lecture broke here" in out, out[-3000:]
+    assert "09-1-raises" in out and "the lecture broke here" in out, out[-3000:]   # its traceback
+    assert "notebooks/09-2-not-listed.ipynb is not in docs/course.yml" in out, out[-3000:]
+    assert "no-such-page" in out and "nowhere" in out, out[-3000:]
+    assert "make site: the build failed" in out
 
 
 # --- in a real browser ------------------------------------------------------------------------------

@@ -319,6 +319,15 @@ def dichotomies(X, *, model="perceptron"):
     ndarray of int of shape (m, N)
         One realised labeling (+1 / -1) per row, in the order of :func:`all_labelings`.
 
+    Notes
+    -----
+    "Exact" means exact for the floating-point numbers given. A decimal such as 0.1 or 0.35
+    has no exact binary representation, so points that lie on one line in decimal notation,
+    such as (0.1, 0.2), (0.2, 0.3), (0.3, 0.4), are usually a hair off it as floats and are
+    counted as points in general position (8 labelings, not 6). Give such points in whole
+    units (here, tenths: (1, 2), (2, 3), (3, 4)); scaling every coordinate by one factor
+    changes no dichotomy.
+
     Examples
     --------
     >>> dichotomies([[0, 0], [1, 0], [2, 0]]).shape     # three collinear points: 6 of 8

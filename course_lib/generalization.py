@@ -538,11 +538,14 @@ def bounding_function_table(n_max, k_max):
     """The table of B(N, k) for N = 0..n_max, k = 1..k_max, filled by the lecture's recursion.
 
     B(N, 1) = 1 (no single point shattered: all inputs get one label), B(0, k) = 1 (one
-    empty labeling), and otherwise B(N, k) = B(N-1, k) + B(N-1, k-1): split the dichotomies
-    on N points by their restriction to the first N - 1; those that appear with both labels
-    of x_N form a set with no k - 1 points shattered among the first N - 1, the others at
-    most B(N-1, k). The inequality of the proof holds with equality, because
-    sum_{i<k} C(N, i) dichotomies with no k points shattered exist (:func:`largest_family`).
+    empty labeling), and otherwise B(N, k) = B(N-1, k) + B(N-1, k-1). The proof gives "<=":
+    split a set of dichotomies on N points with no k shattered by their restriction to the
+    first N - 1 (:func:`recursion_split`): alpha restrictions appear once, beta appear with
+    both labels of x_N. The alpha + beta distinct restrictions shatter no k points, so
+    alpha + beta <= B(N-1, k); the beta that appear twice shatter no k - 1 points, so
+    beta <= B(N-1, k-1); the set has alpha + 2 beta <= B(N-1, k) + B(N-1, k-1) dichotomies.
+    Equality holds because the recursion's values, sum_{i<k} C(N, i), are reached by a set
+    with no k points shattered (:func:`largest_family`).
 
     Returns
     -------

@@ -1695,7 +1695,9 @@ class BoundingTableExplorer(_LiveFigure):
             proof = (f"α + β = {alpha + beta} ≤ B({N - 1},{k}) = {self.table[N - 1, k]} (the first {N - 1} labels "
                      f"of S<sub>1</sub> and S<sub>2</sub><sup>+</sup> all differ); β = {beta} ≤ B({N - 1},{k - 1}) = "
                      f"{self.table[N - 1, k - 1]} (S<sub>2</sub><sup>+</sup> shatters no {k - 1} of the first "
-                     f"{N - 1} points); so B({N},{k}) ≤ α + 2β = {alpha + 2 * beta}")
+                     f"{N - 1} points); adding them, α + 2β = {alpha + 2 * beta} ≤ B({N - 1},{k}) + B({N - 1},{k - 1}) = "
+                     f"{self.table[N - 1, k] + self.table[N - 1, k - 1]}, for this set and for every set with no {k} "
+                     f"points shattered")
         else:
             proof = "a base case of the recursion"
         self.status.value = (f"step {step} of {len(self.cells)}: <b>B({N}, {k}) = {self.value}</b> "

@@ -556,6 +556,7 @@ def test_bounding_table_explorer_steps_through_the_recursion():
             beta = sum(math.comb(N - 1, i) for i in range(k - 1))
             assert f"α + β = {alpha + beta} ≤ B({N - 1},{k})" in box.status.value
             assert f"β = {beta} ≤ B({N - 1},{k - 1})" in box.status.value
+            assert f"α + 2β = {alpha + 2 * beta} ≤ B({N - 1},{k}) + B({N - 1},{k - 1})" in box.status.value
     box.next_button.click()
     assert box.slider.value == box.slider.max
     png = box.image.value

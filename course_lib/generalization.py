@@ -756,8 +756,8 @@ def vc_bound(N, *, d_vc, delta):
     With probability at least 1 - delta, |E_in(g) - E_out(g)| <= epsilon for every g of a
     hypothesis set of VC dimension d_vc (Learning From Data, eq. (2.12); Lin's Lecture 7).
     The polynomial (2N)^d_vc bounds m_H(2N) <= sum_{i <= d_vc} C(2N, i) whenever d_vc >= 2
-    (as Lin's lecture uses it); for d_vc <= 1 it is slightly too small (positive rays have
-    m_H(2N) = 2N + 1). *Learning From Data*'s Examples 2.6 and 2.7 write (2N)^d_vc + 1,
+    (as Lin's lecture uses it), and equals it for d_vc = 0; for d_vc = 1 it is slightly too
+    small (positive rays have m_H(2N) = 2N + 1). *Learning From Data*'s Examples 2.6 and 2.7 write (2N)^d_vc + 1,
     which changes epsilon by a relative amount below 1 / (2N)^d_vc.
 
     Parameters

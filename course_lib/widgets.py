@@ -1827,6 +1827,7 @@ class BiasVarianceExplorer(_LiveFigure):
     def __init__(self, *, model="line", n=2, n_datasets=4000, rng=None):
         from matplotlib.collections import LineCollection
         from matplotlib.patches import Polygon
+        from matplotlib.ticker import MaxNLocator
 
         from .tradeoff import BIAS_VARIANCE_MODELS, bias_variance
 
@@ -1860,6 +1861,7 @@ class BiasVarianceExplorer(_LiveFigure):
             right.plot(ns, [r.e_in for r in results], "--", color=colours[m], label=f"{m}: $E_{{in}}$")
         self._marker = right.axvline(n, color="black", linewidth=1)
         right.set_ylim(0, 2)
+        right.xaxis.set_major_locator(MaxNLocator(integer=True))          # N is a whole number of points
         right.set_xlabel("N (points per data set)")
         right.set_ylabel("expected squared error")
         right.legend(fontsize=7, loc="upper right")

@@ -359,3 +359,41 @@ def test_verdicts_do_not_depend_on_the_machine_s_load():
     with busy_cores(3 * (os.cpu_count() or 1)):
         busy = execute_submission(nb, tests=tests, limits=limits)[1].outcomes()
     assert idle == busy == ["ok", "ok", "timeout"]
+
+
+def _every_assignment():
+    from grading_helpers import ROOT
+    return sorted(p.name for p in (ROOT / "source").iterdir() if any(p.glob("*.ipynb")))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", _every_assignment())
+def test_hidden_tests_show_their_verdict_only_in_every_assignment(assignment):
+    """Every graded function prints and returns what it was given: no test cell holding hidden tests shows a value, a
+    display or what the student's code printed (whatever the test does), only its verdict, in every assignment."""
+    import re
+
+    from grading_helpers import ROOT
+
+    from grading.cells import grade_id, has_hidden_tests, is_setup_cell, is_solution_cell, is_test_cell
+
+    source = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+    tests = {grade_id(c): c.source for c in source.cells if is_test_cell(c)}
+    setups = {grade_id(c): c.source for c in source.cells if is_setup_cell(c)}
+    nb = nbformat.read(ROOT / "release" / assignment / f"{assignment}.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and is_solution_cell(cell):
+            names = re.findall(r"^def (\w+)\(", cell.source, re.M)
+            answers = re.findall(r"answer_\d+", cell.source)
+            cell.source = "".join(f"def {n}(*args, **kwargs):\n    print('STUDENT-PRINTED', args)\n"
+                                  f"    return args[0] if args else 1\n" for n in names)
+            cell.source += "".join(f"{a} = 2\nprint('STUDENT-PRINTED', {a})\n" for a in answers) or "pass"
+    done, report = execute_submission(nb, tests=tests, setups=setups, assignment=assignment, student="echo",
+                                      submission="d", secret=b"k", limits=GradingLimits(timeout=30))
+    assert report.status == "graded"
+    hidden = [c for c in done.cells if is_test_cell(c) and has_hidden_tests(tests.get(grade_id(c)))]
+    assert len(hidden) == sum(has_hidden_tests(t) for t in tests.values()) > 0
+    for cell in hidden:
+        assert [o["output_type"] for o in cell.outputs] in ([], ["error"]), (grade_id(cell), cell.outputs)
+        assert "STUDENT-PRINTED" not in json.dumps(cell.outputs), grade_id(cell)
+    assert any(cell.outputs for cell in hidden)           # the echoes fail the tests, with a message

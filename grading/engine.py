@@ -193,23 +193,21 @@ class _Outputs:
                                   f"{self.budget:,} characters is spent; CourseExecute.output_budget)\n")]
 
     def error(self, error, limit=None):
+        """The error as an output: always one (a failing test must still fail), shortened beyond the budget."""
         if limit is not None:
             error = error.capped(limit)
-        out = error.output()
-        size = len(out.evalue) + sum(len(line) for line in out.traceback)
-        if size > self.left:
-            short = CellError(error.ename, wire.cap(error.evalue, self.SHORT), outcome=error.outcome).output()
-            out = NotebookNode(output_type="error", ename=short.ename, evalue=short.evalue,
-                               traceback=[f"{short.ename}: {short.evalue}"])
-            size = len(out.evalue) * 2
-            return self._note() + [self._valid(out, size)]
-        return [self._valid(out, size)]
-
-    def _valid(self, out, size):
-        self.left -= size
+        out, note = error.output(), []
+        if _size(out) > self.left:
+            note = self._note()
+            out = CellError(error.ename, wire.cap(error.evalue, self.SHORT), outcome=error.outcome).output()
+        self.left -= _size(out)
         out.ename, out.evalue = wire.valid_text(out.ename), wire.valid_text(out.evalue)
         out.traceback = [wire.valid_text(line) for line in out.traceback]
-        return out
+        return note + [out]
+
+
+def _size(output):
+    return len(output.evalue) + sum(len(line) for line in output.traceback)
 
 
 # -- the core ----------------------------------------------------------------------------

@@ -397,3 +397,27 @@ def test_hidden_tests_show_their_verdict_only_in_every_assignment(assignment):
         assert [o["output_type"] for o in cell.outputs] in ([], ["error"]), (grade_id(cell), cell.outputs)
         assert "STUDENT-PRINTED" not in json.dumps(cell.outputs), grade_id(cell)
     assert any(cell.outputs for cell in hidden)           # the echoes fail the tests, with a message
+
+
+def test_outputs_stay_within_the_notebook_s_budget_and_a_failing_test_still_fails():
+    nb, tests = notebook(*[f"print('{i}' * 20_000)" for i in range(12)],
+                         ("test", "fails", "assert 1 == 2, 'x' * 30_000"), ("test", "passes", "pass"))
+    limits = GradingLimits(output_budget=85_000)
+    done, report = execute_submission(nb, tests=tests, limits=limits)
+    assert report.outcomes() == ["ok"] * 12 + ["error", "ok"]
+    texts = [o.get("text", "") for c in done.cells for o in c.outputs if o["output_type"] == "stream"]
+    assert sum(map(len, texts)) <= 85_000 + 200 and sum("output budget" in t for t in texts) == 1
+    failing = done.cells[12].outputs
+    assert [o["output_type"] for o in failing] == ["error"] and len(failing[0]["evalue"]) < 400
+
+
+def test_after_the_first_hidden_test_the_student_s_cells_keep_little_output():
+    hidden = "assert 1\n### BEGIN HIDDEN TESTS\nassert f(41) == 42\n### END HIDDEN TESTS"
+    nb, tests = notebook("def f(x):\n    print('during the test', x)\n    return x + 1", "print('a' * 5_000)",
+                         ("test", "hidden", hidden), "print('b' * 5_000)", "raise ValueError('c' * 5_000)")
+    done, report = run(nb, tests)
+    assert report.outcomes() == ["ok", "ok", "ok", "ok", "error"]
+    assert len(done.cells[1].outputs[0]["text"]) > 5_000                 # before it: as usual
+    assert done.cells[2].outputs == []                                    # the hidden test: its verdict only
+    assert len(done.cells[3].outputs[0]["text"]) < 1_100                  # after it: a small cap
+    assert len(done.cells[4].outputs[0]["evalue"]) < 1_100

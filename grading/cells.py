@@ -73,7 +73,7 @@ def is_graded_by_hand(cell):
 def has_hidden_tests(source):
     """Whether a test cell's code holds hidden tests.
 
-    >>> has_hidden_tests("assert f(1) == 2\n### BEGIN HIDDEN TESTS\nassert f(2) == 4\n### END HIDDEN TESTS")
+    >>> has_hidden_tests("assert f(1) == 2\\n### BEGIN HIDDEN TESTS\\nassert f(2) == 4\\n### END HIDDEN TESTS")
     True
     """
     return isinstance(source, str) and HIDDEN_TESTS[0] in source

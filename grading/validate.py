@@ -227,7 +227,8 @@ class CheckReport:
         rows += [f"  {gid}: not answered yet (graded by hand)" for gid in self.unanswered]
         notes = [f"note: the test cell {gid} differs from the released one; the released tests ran (your edits to "
                  "a test cell are not graded)" for gid in self.edited]
-        return ["", "Summary:"] + rows + notes + [f"{self.notebook}: {self.headline()}"]
+        where = f" (the released tests, from {self.where})" if self.where else ""
+        return ["", f"Summary{where}:"] + rows + notes + [f"{self.notebook}: {self.headline()}"]
 
     def __repr__(self):
         return "\n".join(self.lines()).strip("\n")

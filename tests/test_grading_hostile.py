@@ -228,7 +228,7 @@ GRADER_ATTACKS = {
     # a cell of 123 KB of %time magics and plain lines (IPython re-tokenizes it once per magic)
     "huge_magics_cell": "margin",
 }
-MANY_CELLS = 300              # cells of 20,000 printed characters each (6 MB), after a correct notebook
+MANY_CELLS = 300              # cells of 20,000 printed characters each (6 MB), in a correct notebook
 HUGE_MAGICS = "\n".join(f"%time x{i} = {i}" if i % 2 == 0 else f"y{i} = {i}" for i in range(8_200))
 HELPER_CALLS_COURSE_LIB = "import course_lib\ndef pla(X, y, max_updates=10_000):\n" \
     "    result = course_lib.pla(X, y, max_updates=max_updates)\n    return result.w, result.n_updates\n"
@@ -409,7 +409,8 @@ def _submit_grader_attacks(course, released):
     submit(course, "huge_magics_cell", nb)
 
     nb = fill(released, REF)
-    nb.cells += [nbformat.v4.new_code_cell(f"print('{i} ' + 'x' * 20_000)") for i in range(MANY_CELLS)]
+    # (above the first test: below a hidden test, a student's cell keeps 1,000 characters of output at most)
+    nb.cells[1:1] = [nbformat.v4.new_code_cell(f"print('{i} ' + 'x' * 20_000)") for i in range(MANY_CELLS)]
     submit(course, "many_cells", nb)
 
 

@@ -116,16 +116,22 @@ def _from_gradebook(db_url, name, assignment):
                           instructor=True)
 
 
+def _nbgrader_config():
+    """nbgrader's configuration as the Validate button loads it (the working folder, then Jupyter's paths)."""
+    from jupyter_core.paths import jupyter_config_path
+    from nbgrader.apps import NbGrader
+
+    app = NbGrader()
+    app.config_file_paths.append([os.getcwd()] + jupyter_config_path())
+    app.load_config_file()
+    return app.config
+
+
 def _exchange_release(assignment, name):
     """The released notebook in nbgrader's exchange (what a student fetched on the course's hub), if any."""
     try:
-        from jupyter_core.paths import jupyter_config_path
-        from nbgrader.apps import NbGrader
-
-        app = NbGrader()
-        app.config_file_paths.append(jupyter_config_path())
-        app.load_config_file()
-        root, course_id = app.config.Exchange.get("root"), app.config.CourseDirectory.get("course_id")
+        config = _nbgrader_config()
+        root, course_id = config.Exchange.get("root"), config.CourseDirectory.get("course_id")
     except Exception:  # noqa: BLE001 - no nbgrader configuration: no exchange
         return None
     if not root or not course_id:
@@ -395,7 +401,7 @@ def _course_of(folder):
 
 
 def _validator(course, folder, *, timeout=None, exercise=None, stream=None):
-    validator = CourseValidator(config=course.config if course is not None else None)
+    validator = CourseValidator(config=course.config if course is not None else _nbgrader_config())
     validator.course = course
     validator.timeout = timeout
     validator.exercise = exercise

@@ -36,6 +36,7 @@ import hashlib
 import hmac
 import os
 import secrets
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -151,7 +152,8 @@ def course_secret(path, *, create=False):
     """The course's secret: the bytes of the key file at ``path``.
 
     ``create``: make it when there is none (32 random bytes from :mod:`secrets`, readable by
-    its owner only, created atomically, so two graders starting at once agree). Whoever has it
+    its owner only — and by the group of a set-group-ID course folder shared by several
+    graders —, created atomically, so two graders starting at once agree). Whoever has it
     can compute every student's hidden data: it stays out of git (``.gitignore``) and the
     students' reach, and is backed up with the gradebook — a course that loses it grades
     resubmissions on fresh data (honest answers keep their grades) but can no longer replay
@@ -166,8 +168,10 @@ def course_secret(path, *, create=False):
     """
     path = Path(path)
     if create and not os.path.lexists(path):
+        # a course folder shared by its graders (set-group-ID, as the deployment makes it): readable by the group too
+        mode = 0o640 if path.parent.stat().st_mode & stat.S_ISGID else 0o600
         draft = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
-        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(secrets.token_hex(_SECRET_BYTES).encode() + b"\n")

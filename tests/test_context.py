@@ -56,6 +56,11 @@ def test_the_course_s_secret_is_made_once_owner_only_and_never_replaced(tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["grading-secret.key"]
     other = tmp_path / "other.key"
     assert course_secret(other, create=True) != key
+    shared = tmp_path / "shared"            # the graders' folder of the deployment: set-group-ID
+    shared.mkdir()
+    os.chmod(shared, 0o2770)
+    course_secret(shared / "grading-secret.key", create=True)
+    assert os.stat(shared / "grading-secret.key").st_mode & 0o777 == 0o640
 
 
 def test_same_cell_same_data_and_nesting_restores():

@@ -62,9 +62,11 @@ c.OverwriteCells.missing_cell_notification = (
 # that a submission that loops forever costs seconds, not minutes: ps1's test cells take
 # 0.03 s at most with the reference solution, 0.05 s with a correct pure-Python PLA that
 # recounts every mistake after each correction; 3 s leaves a wide margin for a busy
-# machine. `make check` and the Validate button use the same limits. A `--timeout` given
-# to `python -m grading` holds for every assignment of that run.
-c.CourseExecute.assignment_timeouts = {"ps1_perceptron": 3}
+# machine. ps7's test cells take 0.03 s at most with the reference solution, and as long with
+# a correct one that refits N times or loops over inputs in Python. `make check` and the
+# Validate button use the same limits. A `--timeout` given to `python -m grading` holds for
+# every assignment of that run.
+c.CourseExecute.assignment_timeouts = {"ps1_perceptron": 3, "ps7_validation": 3}
 
 
 def _validate_cell_limit(cell):

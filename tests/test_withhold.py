@@ -334,6 +334,26 @@ def separable(y):
         return False
 assert separable([1.0, 1.0, -1.0]) and not separable([1.0, -1.0, 1.0])
 '''),
+    "ps7_validation: weight_decay by the stacked fits of the Legendre experiment, on centred data": (
+        "ps7_validation", "_fit_runs", '''
+import numpy as np
+from course_lib.overfitting import _fit_runs
+rng = np.random.default_rng(14)
+F = rng.normal(size=(30, 3)) + 2.0
+y = 5.0 + F @ [1.0, -2.0, 0.5] + rng.normal(size=30)
+Fc, yc = F - F.mean(axis=0), y - y.mean()
+slopes = _fit_runs(Fc[None], yc[None], 3.0)[0]
+w = np.concatenate([[y.mean() - F.mean(axis=0) @ slopes], slopes])
+Z = np.column_stack([np.ones(30), F])
+assert np.allclose(w, np.linalg.solve(Z.T @ Z + 3.0 * np.diag([0.0, 1.0, 1.0, 1.0]), Z.T @ y))
+'''),
+    "ps7_validation: make_folds by fold_indices with a generator": ("ps7_validation", "fold_indices", '''
+import numpy as np
+from course_lib.validation import fold_indices
+folds = fold_indices(23, 5, rng=np.random.default_rng(3))
+assert sorted(np.concatenate(folds).tolist()) == list(range(23))
+assert max(map(len, folds)) - min(map(len, folds)) <= 1
+'''),
     "ps4_regression: cross_entropy_gradient from one step of gradient_descent_path": (
         "ps4_regression", "gradient_descent_path", '''
 import numpy as np

@@ -14,8 +14,10 @@ c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "release"
 
 # --- Grading (see "For instructors" in README.md) ----------------------------------
-# A cell may run this many seconds before it is stopped; it then earns 0 points and the
-# rest of the notebook is still graded (make autograde, make check, the Validate button).
+# A cell may use this many seconds of CPU time before it is stopped (with a wall-clock
+# backstop CourseExecute.wall_factor times larger); it then earns 0 points and the rest of
+# the notebook is still graded (make autograde, make check; the Validate button, in the
+# student's own kernel, counts wall-clock seconds).
 c.Execute.timeout = 10
 # The Validate button of JupyterLab runs nbgrader's own Validator, which counts any text
 # on stderr (a harmless warning, say) as a failed test. Its kernel sends stderr to the

@@ -1174,7 +1174,7 @@ def plot_growth_functions(n_values, curves, *, ax=None, log=True):
     return ax
 
 
-def plot_bounds(n_values, bounds, *, ax=None, gap=None, marker=None):
+def plot_bounds(n_values, bounds, *, ax=None, gap=None, marker=None, gap_label="measured $|E_{out} - E_{in}|$"):
     """Generalization bounds epsilon(N) against N (logarithmic axes), optionally beside a measured gap.
 
     Parameters
@@ -1187,6 +1187,8 @@ def plot_bounds(n_values, bounds, *, ax=None, gap=None, marker=None):
         A measured |E_out - E_in| at the same N, drawn as black dots.
     marker : float, optional
         An N to mark with a vertical line.
+    gap_label : str, optional
+        The legend's name for the gap (say which statistic of it is drawn, e.g. a percentile).
 
     Returns
     -------
@@ -1203,7 +1205,7 @@ def plot_bounds(n_values, bounds, *, ax=None, gap=None, marker=None):
     for label, values in bounds.items():
         ax.plot(n, np.asarray(values, dtype=float), linewidth=1.6, label=label)
     if gap is not None:
-        ax.plot(n, check_vector(gap, "gap", length=len(n)), "ko", ms=4, label="measured $|E_{out} - E_{in}|$")
+        ax.plot(n, check_vector(gap, "gap", length=len(n)), "ko", ms=4, label=gap_label)
     if marker is not None:
         ax.axvline(marker, color="grey", linewidth=1)
     ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")

@@ -94,7 +94,7 @@ def heat_map():
         return (time.perf_counter() - t0) * scale
 
     result = paired.alternate(lib, plain_scaled, runs=RUNS)
-    paired.row("overfit_measure: the Figure 4.3 heat map (231 cells x 100 runs)", result, goal="<= 0.1x",
+    paired.row("overfit_measure: Figure 4.3's map (231 cells x 100 runs)", result, goal="<= 0.1x",
                met=result.ratio <= 0.1)
 
 

@@ -1347,12 +1347,13 @@ def plot_legendre_fits(x, y, target, fits=None, *, ax=None, ylim=(-3.0, 3.0)):
 
 
 def plot_overfit_map(values, n_values, other_values, *, ax=None, limit=0.2, ylabel="noise level $\\sigma^2$",
-                     title=None):
+                     title=None, label="$E_{out}(g_{10}) - E_{out}(g_2)$"):
     """A heat map of the overfit measure E_out(g_10) - E_out(g_2), as in Figure 4.3 of *Learning From Data*.
 
     Red where the complex model did worse (overfitting), blue where it did better; the
     colours saturate at +- ``limit`` (the book's scale is 0.2), so the map shows where the
-    sign changes rather than how large the largest values are.
+    sign changes rather than how large the largest values are. ``label`` names the colour
+    bar: say there how the runs were summarised (the mean, as in the book, or the median).
 
     Parameters
     ----------
@@ -1363,7 +1364,7 @@ def plot_overfit_map(values, n_values, other_values, *, ax=None, limit=0.2, ylab
         The other parameter (vertical axis): sigma^2 or Q_f.
     ax : matplotlib Axes or None
     limit : float, default=0.2
-    ylabel, title : str
+    ylabel, title, label : str
 
     Returns
     -------
@@ -1380,7 +1381,7 @@ def plot_overfit_map(values, n_values, other_values, *, ax=None, limit=0.2, ylab
     other_values = check_vector(other_values, "other_values", length=V.shape[0])
     ax = _axes(ax, figsize=(5, 4))
     mesh = ax.pcolormesh(n_values, other_values, V, cmap="RdBu_r", vmin=-limit, vmax=limit, shading="nearest")
-    ax.figure.colorbar(mesh, ax=ax, label="$E_{out}(g_{10}) - E_{out}(g_2)$", extend="both")
+    ax.figure.colorbar(mesh, ax=ax, label=label, extend="both")
     ax.set_xlabel("number of examples $N$")
     ax.set_ylabel(ylabel)
     if title is not None:

@@ -588,6 +588,7 @@ def serve_clerk(deploy_json):
             self.wfile.write(json.dumps(reply).encode() + b"\n")
 
         def record(self, uid):
+            sweep()
             user = _user_name(uid)
             try:
                 members = set(grp.getgrnam(students).gr_mem)

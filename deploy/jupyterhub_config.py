@@ -96,6 +96,7 @@ class CourseAuthenticator(PAMAuthenticator):
         if name is None:
             failures.append(now)
             return None
+        failures.clear()
         if isinstance(name, dict):
             name = name["name"]
         graders = _members(GRADERS) | {INSTRUCTOR}

@@ -456,14 +456,14 @@ json.dump({
 PY
 chmod 644 "$CONF"
 render "$HERE/jupyterhub_config.py" "$PREFIX/etc/jupyterhub_config.py" 644
-install -d -m 755 "$JUPYTER_ETC" "$JUPYTER_ETC/jupyter_server_config.d"
+install -d -m 755 "$JUPYTER_ETC"
 render "$HERE/nbgrader_config_student.py" "$JUPYTER_ETC/nbgrader_config.py" 644
 # Kernels talk over Unix sockets in their user's private runtime folder, not TCP ports on
 # 127.0.0.1 that any user can connect to (the connection key only signs; anyone may subscribe).
-cat > "$JUPYTER_ETC/jupyter_server_config.d/course-kernels.json" <<'JSON'
+cat > "$JUPYTER_ETC/jupyter_server_config.json" <<'JSON'
 {"KernelManager": {"transport": "ipc"}}
 JSON
-chmod 644 "$JUPYTER_ETC/jupyter_server_config.d/course-kernels.json"
+chmod 644 "$JUPYTER_ETC/jupyter_server_config.json"
 # The course's grading settings for everyone's Validate button (cell limits per assignment,
 # stderr as output, course_lib withheld), as make check has them: the course's own
 # nbgrader_config.py, with this deployment's course id (it holds no secret).

@@ -85,7 +85,7 @@ GROUP = f"mlf{RUN}-students"
 GRADERS = f"formgrade-{COURSE_ID}"
 COURSE_USER = f"{COURSE_ID}-course"
 EVERYONE = (INSTRUCTOR, TA, LATECOMER, OLD_TA, COURSE_USER) + STUDENTS
-CULL_IDLE = 120                  # servers must then report activity every 30 s
+CULL_IDLE = 1800                 # servers must then report activity at least every 450 s (they do every 300 s)
 MEM_LIMIT_MIB = 1024
 TASKS_LIMIT = 256
 POINTS = {"predict": 3, "pla": 4, "radius": 1, "margin": 1, "bound": 1, "pocket": 3,
@@ -212,6 +212,7 @@ class HubUser:
         self.base, self.name = base, name
         self.session = requests.Session()
         self.session.verify = TLS["verify"]
+        self.session.trust_env = False     # REQUESTS_CA_BUNDLE would replace the run's certificate
         self.token = None
 
     def url(self, path="", *, owner=None, prefix=None):
@@ -276,10 +277,25 @@ class HubUser:
 
     def run_code(self, code, timeout=300):
         """Run ``code`` in a new kernel of one's own server; return (status, stdout)."""
-        import websocket
         r = self.server("POST", "/api/kernels", json={"name": "python3"})
         r.raise_for_status()
         kernel = r.json()["id"]
+        try:
+            return self.execute(kernel, code, timeout)
+        finally:
+            self.server("DELETE", f"/api/kernels/{kernel}")
+
+    def start_kernel(self, timeout=300):
+        """A new kernel of one's own server that has run a first cell (its channels listen); its id."""
+        r = self.server("POST", "/api/kernels", json={"name": "python3"})
+        r.raise_for_status()
+        kernel = r.json()["id"]
+        self.execute(kernel, "pass", timeout)
+        return kernel
+
+    def execute(self, kernel, code, timeout=300):
+        """Run ``code`` in one's kernel ``kernel`` over its websocket; return (status, stdout)."""
+        import websocket
         ws_url = self.url(f"/api/kernels/{kernel}/channels").replace("http", "ws", 1)
         sslopt = {"ca_certs": TLS["verify"]} if isinstance(TLS["verify"], str) else {}
         ws = websocket.create_connection(ws_url, header=[f"Authorization: token {self.token}"], timeout=timeout,
@@ -315,7 +331,6 @@ class HubUser:
             return status, "".join(out)
         finally:
             ws.close()
-            self.server("DELETE", f"/api/kernels/{kernel}")
 
 
 def _processes_of(users):
@@ -488,6 +503,10 @@ def d(request):
     groups_before = {g.gr_name for g in grp.getgrall()}
 
     def finish():
+        undo_names()
+        if os.environ.get("COURSE_DEPLOY_KEEP") == "1":   # to look at a failed run: teardown.sh --uninstall later
+            print(f"  kept: {PREFIX} (COURSE_DEPLOY_KEEP=1)")
+            return
         subprocess.run(teardown + ["--uninstall"], capture_output=True, text=True, timeout=180)
         # users made before a failed setup wrote its settings are not known to teardown.sh
         for user in EVERYONE:
@@ -498,7 +517,6 @@ def d(request):
         shutil.rmtree(CLONE, ignore_errors=True)
         shutil.rmtree(tls_dir, ignore_errors=True)
         shutil.rmtree(PREFIX, ignore_errors=True)
-        undo_names()
 
     request.addfinalizer(finish)
     # The course as a fresh clone with the default umask leaves it: readable by every user, its
@@ -622,7 +640,7 @@ def test_setup_made_folders_with_their_modes(d, check):
                           ("proxy", PREFIX / "run" / "proxy.pid"),
                           ("postgresql", PREFIX / "pgdata" / "postmaster.pid")):
         check(f"{name} is running", _alive(_pid_of(pidfile) or 0), pidfile)
-    ps = subprocess.run([str(PREFIX / "venv" / "bin" / "supervisorctl"), "-c", str(PREFIX / "etc" / "supervisord.conf"),
+    ps = subprocess.run([str(SOFTWARE / "venv" / "bin" / "supervisorctl"), "-c", str(PREFIX / "etc" / "supervisord.conf"),
                          "status"], capture_output=True, text=True).stdout
     check("supervisord runs PostgreSQL and JupyterHub", re.search(r"postgresql\s+RUNNING", ps)
           and re.search(r"jupyterhub\s+RUNNING", ps), ps)
@@ -812,22 +830,27 @@ def _hidden_test_lines():
 SEARCH = r"""
 import json, os, subprocess, sys
 needles, roots = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+shared, ours = json.loads(sys.argv[3]), set(json.loads(sys.argv[4]))   # in shared folders: the deployment's files
 found, seen = [], set()
 def look(data, where):
     for n in needles:
         if n.encode() in data:
             found.append([where, n[:50]])
             return
-for root in roots:
+for root in roots + shared:
     for folder, dirs, files in os.walk(root, onerror=lambda e: None):
-        if "HEAD" in files and "objects" in dirs:      # a git folder: every version it holds
+        mine = root not in shared or os.lstat(folder).st_uid in ours
+        if "HEAD" in files and "objects" in dirs and mine:      # a git folder: every version it holds
             p = subprocess.run(["git", "--git-dir", folder, "log", "--all", "-p", "--format="],
                                capture_output=True)
             look(p.stdout, folder + " (git history)")
         for name in files:
             path = os.path.join(folder, name)
             try:
-                if os.path.islink(path) or not os.path.isfile(path) or os.path.getsize(path) > 20_000_000:
+                st = os.lstat(path)
+                if not os.path.isfile(path) or os.path.islink(path) or st.st_size > 20_000_000:
+                    continue
+                if root in shared and st.st_uid not in ours:
                     continue
                 with open(path, "rb") as f:
                     data = f.read()
@@ -845,8 +868,12 @@ def _search_disk_as(d, user):
     needles = _hidden_test_lines()
     assert needles, "no hidden-test line to search for"
     homes = sorted({pwd.getpwnam(u).pw_dir for u in EVERYONE if _exists(u)})
-    roots = [str(CLONE), str(PREFIX), str(SOFTWARE), "/tmp", "/var/tmp", "/dev/shm"] + homes
-    p = d["shell"].run(["python", "-c", SEARCH, json.dumps(needles), json.dumps(roots)], user=user, timeout=900)
+    roots = [str(CLONE), str(PREFIX), str(SOFTWARE)] + homes
+    # the machine's shared temporary folders: what the deployment's users left there
+    # (other people's files on a shared machine are not the deployment's)
+    uids = [pwd.getpwnam(u).pw_uid for u in EVERYONE if _exists(u)]
+    p = d["shell"].run(["python", "-c", SEARCH, json.dumps(needles), json.dumps(roots),
+                        json.dumps(["/tmp", "/var/tmp", "/dev/shm"]), json.dumps(uids)], user=user, timeout=900)
     result = json.loads(p.stdout.strip().splitlines()[-1])
     print(f"  {user} searched {result['files']} readable files for {len(needles)} hidden-test lines: "
           f"{len(result['found'])} found")
@@ -891,9 +918,25 @@ def test_validate_on_the_hub_uses_the_courses_grading_settings(d, check):
     check("text on stderr is no failure (the course's kernel sends it to the output)",
           "stderr-is-no-failure" not in failed and "harmless warning" not in json.dumps(failed), text[:800])
     check("course_lib.pla is withheld while ps1 is checked", "not available while" in text, text[:800])
-    limit = 3
-    check(f"a cell is stopped after the course's {limit}-s limit for {ASSIGNMENT}, not nbgrader's 30 s",
-          re.search(rf"after {limit} seconds", text) is not None, text[-800:])
+    check("a cell that never ends is stopped", "CellTimeoutError" in failed.get("loops-for-ever", text), text[-300:])
+    # the limit it was stopped at: the configuration the Validate handler loads, in her assignment folder
+    home = Path(pwd.getpwnam(PARTIAL).pw_dir)
+    p = d["shell"].run(["python", "-c", VALIDATE_LIMIT], user=PARTIAL, cwd=home / ASSIGNMENT, check=False)
+    check(f"Validate's cell limit for {ASSIGNMENT} is the course's 3 s, not nbgrader's 30 s",
+          p.stdout.strip() == "3", (p.stdout + p.stderr)[-400:])
+
+
+VALIDATE_LIMIT = """
+import os
+from jupyter_core.paths import jupyter_config_path
+from nbgrader.apps import NbGrader
+from nbgrader.preprocessors import Execute
+app = NbGrader()                         # as nbgrader's ValidateAssignmentHandler.load_config
+app.config_file_paths.append([os.getcwd()] + jupyter_config_path())
+app.load_config_file()
+execute = Execute(config=app.config)
+print(execute.timeout_func(None) if execute.timeout_func else execute.timeout)
+"""
 
 
 # -- 5. isolation over HTTP and from a shell ---------------------------------------------------
@@ -969,7 +1012,21 @@ def test_isolation_between_users(d, check):
 KERNEL_PROBE = r"""
 import json, os, pwd, socket, sys
 victims = {pwd.getpwnam(u).pw_uid: u for u in json.loads(sys.argv[1])}
-reached, tried = [], []
+reached, tried, pipes = [], [], []
+GREETING = b"\xff" + b"\x00" * 8 + b"\x7f" + b"\x03\x00" + b"NULL" + b"\x00" * 16 + b"\x00" + b"\x00" * 31
+READY = b"\x05READY" + b"\x0bSocket-Type" + (3).to_bytes(4, "big") + b"SUB"
+def zmq_type(s):
+    s.sendall(GREETING + bytes([0x04, len(READY)]) + READY)   # ZMTP 3.0: greeting, then READY as a subscriber
+    data = b""
+    while b"Socket-Type" not in data or len(data) < data.index(b"Socket-Type") + 20:
+        chunk = s.recv(256)
+        if not chunk:
+            break
+        data += chunk
+    if not data.startswith(b"\xff") or b"Socket-Type" not in data:
+        return None
+    at = data.index(b"Socket-Type") + 11
+    return data[at + 4:at + 4 + int.from_bytes(data[at:at + 4], "big")].decode()
 for line in open("/proc/net/tcp").read().splitlines()[1:]:      # who listens on which TCP port
     f = line.split()
     port, state, uid = int(f[1].split(":")[1], 16), f[3], int(f[7])
@@ -978,12 +1035,13 @@ for line in open("/proc/net/tcp").read().splitlines()[1:]:      # who listens on
     tried.append(f"tcp {port} ({victims[uid]})")
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=3) as s:
-            s.sendall(b"\xff" + b"\x00" * 8 + b"\x7f")             # a ZeroMQ greeting
-            greeting = s.recv(10)
-        if greeting[:1] == b"\xff" and greeting[9:10] == b"\x7f":  # a ZeroMQ socket answered: a kernel channel
-            reached.append(f"tcp {port} of {victims[uid]}")
+            kind = zmq_type(s)
     except OSError:
-        pass
+        kind = None
+    if kind == "PULL":    # ipykernel's pipe for its forked children's output: write-only, each message signed
+        pipes.append(f"tcp {port} of {victims[uid]}")
+    elif kind:            # a kernel channel that answers a subscriber: what it sends can be read
+        reached.append(f"tcp {port} of {victims[uid]} ({kind})")
 for line in open("/proc/net/unix").read().splitlines()[1:]:      # every listening Unix socket's path
     f = line.split()
     if len(f) < 8 or "ipc" not in f[7] or not f[7].startswith("/"):
@@ -996,7 +1054,7 @@ for line in open("/proc/net/unix").read().splitlines()[1:]:      # every listeni
         reached.append("unix " + f[7])
     except OSError:
         pass
-print(json.dumps({"reached": reached, "tried": tried}))
+print(json.dumps({"reached": reached, "tried": tried, "pipes": pipes}))
 """
 
 
@@ -1005,10 +1063,7 @@ def test_kernels_cannot_be_overheard(d, check):
     """Her classmate's and the instructor's kernels run; she tries to connect to every channel of theirs."""
     people, kernels = d["people"], []
     for who in (CORRECT, INSTRUCTOR):
-        r = people[who].server("POST", "/api/kernels", json={"name": "python3"})
-        check(f"{who} runs a kernel", r.status_code == 201, r.status_code)
-        if r.status_code == 201:
-            kernels.append((who, r.json()["id"]))
+        kernels.append((who, people[who].start_kernel()))
     try:
         p = d["shell"].run(["python", "-c", KERNEL_PROBE, json.dumps([CORRECT, INSTRUCTOR, TA])], user=HOSTILE)
         result = json.loads(p.stdout.strip().splitlines()[-1])
@@ -1017,12 +1072,16 @@ def test_kernels_cannot_be_overheard(d, check):
             people[who].server("DELETE", f"/api/kernels/{kernel}")
     print(f"  kernel channels she tried: {len(result['tried'])}, reached: {result['reached']}")
     tcp = [t for t in result["tried"] if t.startswith("tcp")]
-    check("no kernel channel listens on TCP (each server's own HTTP port only)", len(tcp) <= 3, tcp)
+    unix = [t for t in result["tried"] if t.startswith("unix")]
+    check("no kernel channel listens on TCP (the servers' HTTP ports, and ipykernel's signed write-only pipes only)",
+          len(tcp) <= 3 + len(result["pipes"]), tcp)
+    check("she found their kernels' channels (Unix sockets: 5 a kernel)", len(unix) >= 10, unix)
     attempt(d, check, "connect to a classmate's or the instructor's kernel channels (to overhear them)",
             not result["reached"], result["reached"])
     status, out = people[CORRECT].run_code("import os; print(os.environ.get('JUPYTERHUB_ACTIVITY_INTERVAL'))")
-    check(f"servers report activity every {CULL_IDLE // 4} s, well within the culler's {CULL_IDLE} s",
-          out.strip() == str(CULL_IDLE // 4), out)
+    interval = min(300, CULL_IDLE // 4)
+    check(f"servers report activity every {interval} s, well within the culler's {CULL_IDLE} s",
+          out.strip() == str(interval), out)
 
 
 EVE_PAGE = """<!doctype html><html><body><p>Notes on PLA</p><script>
@@ -1082,9 +1141,9 @@ def _plant_eve_extension():
     home = Path(pwd.getpwnam(HOSTILE).pw_dir)
     (home / ".eve").mkdir(exist_ok=True)
     (home / ".eve" / "eve_notes.py").write_text(EVE_EXTENSION)
-    (home / ".jupyter" / "jupyter_server_config.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(home / '.eve')!r})\n"
-        "c.ServerApp.jpserver_extensions = {'eve_notes': True, 'nbgrader.server_extensions.formgrader': False}\n")
+    (home / ".jupyter" / "jupyter_server_config.py").write_text(f"import sys\nsys.path.insert(0, {str(home / '.eve')!r})\n")
+    (home / ".jupyter" / "jupyter_server_config.json").write_text(json.dumps(
+        {"ServerApp": {"jpserver_extensions": {"eve_notes": True, "nbgrader.server_extensions.formgrader": False}}}))
     subprocess.run(["chown", "-R", f"{HOSTILE}:{HOSTILE}", str(home / ".eve"), str(home / ".jupyter")], check=True)
 
 

@@ -1381,19 +1381,28 @@ def test_a_ta_grades_without_the_instructors_password(d, check, request):
     after = {s: (course / "submitted" / s / ASSIGNMENT / "timestamp.txt").read_text() for s in STUDENTS}
     check("after chmod -R and a restore with cp -a, every submission keeps its time (on time stays on time)",
           after == stamps, f"before {stamps}, after {after}")
+    p = sh.run(["python", "-m", "grading", "autograde", ASSIGNMENT], user=TA, cwd=course, check=False)
+    check("the TA autogrades the class", p.returncode == 0 and "graded" in p.stdout, (p.stdout + p.stderr)[-800:])
     # the Formgrader (the course account) grades her submission; the TA then works on what it wrote
     fg = d["people"][TA]
     r = fg.server("POST", f"/formgrader/api/submission/{ASSIGNMENT}/{HOSTILE}/autograde", prefix="/services/formgrader")
-    check("the Formgrader autogrades her submission", r.status_code == 200 and r.json().get("success"),
-          f"{r.status_code} {r.text[:400]}")
+    check("the Formgrader autogrades her submission again (the TA pressed its button)",
+          r.status_code == 200 and r.json().get("success"), f"{r.status_code} {r.text[:400]}")
     private = [str(x) for x in (course / "autograded").rglob("*") if x.stat().st_mode & 0o060 != 0o060]
     check("what the Formgrader wrote, the graders' group can read and write", not private, private[:5])
     log_file = course / "formgrader-actions.log"
     check("the Formgrader's log names the grader who pressed Autograde",
           log_file.is_file() and re.search(rf" {TA} POST .*/autograde", log_file.read_text()),
           log_file.read_text()[-400:] if log_file.is_file() else "no log")
-    p = sh.run(["python", "-m", "grading", "autograde", ASSIGNMENT], user=TA, cwd=course, check=False)
-    check("the TA autogrades the others", p.returncode == 0 and "graded" in p.stdout, (p.stdout + p.stderr)[-800:])
+    p = sh.run(["python", "-m", "grading", "grades", ASSIGNMENT], user=TA, cwd=course, check=False)
+    check("the TA exports the grades after the Formgrader wrote (python -m grading grades)", p.returncode == 0,
+          (p.stdout + p.stderr)[-600:])
+    p = sh.run(["nbgrader", "export", "--to", f"/var/tmp/{COURSE_ID}-export.csv"], user=TA, cwd=course, check=False)
+    exported = Path(f"/var/tmp/{COURSE_ID}-export.csv")
+    rows = exported.read_text().splitlines() if exported.is_file() else []
+    check("... and with nbgrader export: a row per student, not a header alone",
+          p.returncode == 0 and len(rows) > len(STUDENTS), (p.stdout + p.stderr)[-400:] + str(rows[:2]))
+    exported.unlink(missing_ok=True)
     d["times"]["collect (the race: 40 collections), autograde"] = time.monotonic() - t
     p = sh.run(["nbgrader", "db", "upgrade"], user=TA, cwd=course, check=False)
     password = Path(cfg["gradebook_secret"]).read_text().strip()

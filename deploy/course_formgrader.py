@@ -13,6 +13,7 @@ import os
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from tornado import web
+from tornado.ioloop import IOLoop
 
 __all__ = ["NoKernels"]
 
@@ -40,7 +41,6 @@ def _load_jupyter_server_extension(serverapp):
     if not path:
         return
     settings = serverapp.web_app.settings
-    previous = settings.get("log_function")
 
     def log_function(handler):
         if previous is not None:
@@ -59,4 +59,12 @@ def _load_jupyter_server_extension(serverapp):
         except OSError as e:
             serverapp.log.warning("could not write the graders' log %s: %s", path, e)
 
-    settings["log_function"] = log_function
+    previous = None
+
+    def install():
+        # once the server runs: the extensions loaded after this one (jupyterhub's) set theirs first
+        nonlocal previous
+        previous = settings.get("log_function")
+        settings["log_function"] = log_function
+
+    IOLoop.current().add_callback(install)

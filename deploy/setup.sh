@@ -181,6 +181,7 @@ install_debian() {
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
     command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
     command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)   # the autograder's sandbox
+    command -v openssl >/dev/null 2>&1 || missing+=(openssl)    # certificates for --tls-cert (and the test's)
     if [ ${#missing[@]} -gt 0 ]; then
         say "apt-get install ${missing[*]}"
         apt-get update -qq

@@ -13,9 +13,11 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "release"
 
-# --- Grading (see docs/guides/instructors.md) -------------------------------------------------
-# A cell may run this many seconds before it is stopped; it then earns 0 points and the
-# rest of the notebook is still graded (make autograde, make check, the Validate button).
+# --- Grading (see docs/guides/instructors.md) ---------------------------------------
+# A cell may use this many seconds of CPU time before it is stopped (with a wall-clock
+# backstop CourseExecute.wall_factor times larger); it then earns 0 points and the rest of
+# the notebook is still graded (make autograde, make check; the Validate button, in the
+# student's own kernel, counts wall-clock seconds).
 c.Execute.timeout = 10
 # The Validate button of JupyterLab runs nbgrader's own Validator, which counts any text
 # on stderr (a harmless warning, say) as a failed test. Its kernel sends stderr to the
@@ -86,7 +88,7 @@ c.GenerateFeedback.preprocessors = [
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 
-# --- Late submissions and grade export (see docs/guides/instructors.md) -------------------------
+# --- Late submissions and grade export (see docs/guides/instructors.md) ---------------
 # nbgrader compares each submission's timestamp (written by `nbgrader collect`) with the
 # assignment's due date (set in the Formgrader's Manage Assignments page, or with
 # `nbgrader db assignment add ASSIGNMENT --duedate="2026-12-01 23:59 UTC"`). nbgrader's own

@@ -1174,7 +1174,7 @@ def plot_growth_functions(n_values, curves, *, ax=None, log=True):
     return ax
 
 
-def plot_bounds(n_values, bounds, *, ax=None, gap=None, marker=None):
+def plot_bounds(n_values, bounds, *, ax=None, gap=None, marker=None, gap_label="measured $|E_{out} - E_{in}|$"):
     """Generalization bounds epsilon(N) against N (logarithmic axes), optionally beside a measured gap.
 
     Parameters
@@ -1187,6 +1187,8 @@ def plot_bounds(n_values, bounds, *, ax=None, gap=None, marker=None):
         A measured |E_out - E_in| at the same N, drawn as black dots.
     marker : float, optional
         An N to mark with a vertical line.
+    gap_label : str, optional
+        The legend's name for the gap (say which statistic of it is drawn, e.g. a percentile).
 
     Returns
     -------
@@ -1203,7 +1205,7 @@ def plot_bounds(n_values, bounds, *, ax=None, gap=None, marker=None):
     for label, values in bounds.items():
         ax.plot(n, np.asarray(values, dtype=float), linewidth=1.6, label=label)
     if gap is not None:
-        ax.plot(n, check_vector(gap, "gap", length=len(n)), "ko", ms=4, label="measured $|E_{out} - E_{in}|$")
+        ax.plot(n, check_vector(gap, "gap", length=len(n)), "ko", ms=4, label=gap_label)
     if marker is not None:
         ax.axvline(marker, color="grey", linewidth=1)
     ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
@@ -1345,12 +1347,13 @@ def plot_legendre_fits(x, y, target, fits=None, *, ax=None, ylim=(-3.0, 3.0)):
 
 
 def plot_overfit_map(values, n_values, other_values, *, ax=None, limit=0.2, ylabel="noise level $\\sigma^2$",
-                     title=None):
+                     title=None, label="$E_{out}(g_{10}) - E_{out}(g_2)$"):
     """A heat map of the overfit measure E_out(g_10) - E_out(g_2), as in Figure 4.3 of *Learning From Data*.
 
     Red where the complex model did worse (overfitting), blue where it did better; the
     colours saturate at +- ``limit`` (the book's scale is 0.2), so the map shows where the
-    sign changes rather than how large the largest values are.
+    sign changes rather than how large the largest values are. ``label`` names the colour
+    bar: say there how the runs were summarised (the mean, as in the book, or the median).
 
     Parameters
     ----------
@@ -1361,7 +1364,7 @@ def plot_overfit_map(values, n_values, other_values, *, ax=None, limit=0.2, ylab
         The other parameter (vertical axis): sigma^2 or Q_f.
     ax : matplotlib Axes or None
     limit : float, default=0.2
-    ylabel, title : str
+    ylabel, title, label : str
 
     Returns
     -------
@@ -1378,7 +1381,7 @@ def plot_overfit_map(values, n_values, other_values, *, ax=None, limit=0.2, ylab
     other_values = check_vector(other_values, "other_values", length=V.shape[0])
     ax = _axes(ax, figsize=(5, 4))
     mesh = ax.pcolormesh(n_values, other_values, V, cmap="RdBu_r", vmin=-limit, vmax=limit, shading="nearest")
-    ax.figure.colorbar(mesh, ax=ax, label="$E_{out}(g_{10}) - E_{out}(g_2)$", extend="both")
+    ax.figure.colorbar(mesh, ax=ax, label=label, extend="both")
     ax.set_xlabel("number of examples $N$")
     ax.set_ylabel(ylabel)
     if title is not None:

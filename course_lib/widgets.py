@@ -1299,7 +1299,8 @@ class DichotomyExplorer(_LiveFigure):
     point_dropdown : ipywidgets.Dropdown
         Which point the two sliders move.
     x_slider, y_slider : ipywidgets.FloatSlider
-        Its position (steps of 0.05, so points can be put exactly on a line).
+        Its position (steps of 0.05, so points can be put exactly on a line: the count is made on
+        the grid of the sliders, :meth:`grid_points`).
     labeling_slider : ipywidgets.IntSlider
         Which labeling (tile) the left picture shows.
     model_dropdown : ipywidgets.Dropdown
@@ -1321,6 +1322,8 @@ class DichotomyExplorer(_LiveFigure):
 
     MAX_POINTS = 6
     LIMITS = (-1.05, 1.05)
+    GRID = 0.05
+    """The sliders' step: the points are counted on this grid (see :meth:`grid_points`)."""
 
     def __init__(self, X=None, *, n=4, model="perceptron", rng=None):
         from matplotlib.collections import LineCollection, PolyCollection
@@ -1452,6 +1455,20 @@ class DichotomyExplorer(_LiveFigure):
         self.X[k] = (self.x_slider.value, self.y_slider.value)
         self.draw()
 
+    def grid_points(self):
+        """The points in units of the sliders' step, those on the grid exactly: what the count is made on.
+
+        A slider at 0.35 holds the binary number nearest to 0.35, which is not exactly 7 x 0.05,
+        and 0.35 computed as 7 * 0.05 is yet another number; three points that lie on one line of
+        the grid would, counted as they are stored, usually miss that line by 1e-17 and count as
+        a triangle. Coordinates within 1e-6 of the grid are therefore replaced by whole numbers of
+        steps (scaling all points by one factor changes no dichotomy); the others (points on a
+        circle) are only scaled.
+        """
+        Z = self.X / self.GRID
+        whole = np.round(Z)
+        return np.where(np.abs(Z - whole) < 1e-6, whole, Z)
+
     def _count(self):
         """Which of all labelings the model realises on the current points (recounted only when they change)."""
         from .generalization import all_labelings, dichotomies
@@ -1461,7 +1478,7 @@ class DichotomyExplorer(_LiveFigure):
             n = len(self.X)
             labelings = all_labelings(n)
             weights = 1 << np.arange(n - 1, -1, -1)
-            realised = np.isin(labelings @ weights, dichotomies(self.X, model=key[0]) @ weights)
+            realised = np.isin(labelings @ weights, dichotomies(self.grid_points(), model=key[0]) @ weights)
             self._counted = (key, labelings, realised)
         return self._counted[1], self._counted[2]
 
@@ -1678,7 +1695,9 @@ class BoundingTableExplorer(_LiveFigure):
             proof = (f"α + β = {alpha + beta} ≤ B({N - 1},{k}) = {self.table[N - 1, k]} (the first {N - 1} labels "
                      f"of S<sub>1</sub> and S<sub>2</sub><sup>+</sup> all differ); β = {beta} ≤ B({N - 1},{k - 1}) = "
                      f"{self.table[N - 1, k - 1]} (S<sub>2</sub><sup>+</sup> shatters no {k - 1} of the first "
-                     f"{N - 1} points); so B({N},{k}) ≤ α + 2β = {alpha + 2 * beta}")
+                     f"{N - 1} points); adding them, α + 2β = {alpha + 2 * beta} ≤ B({N - 1},{k}) + B({N - 1},{k - 1}) = "
+                     f"{self.table[N - 1, k] + self.table[N - 1, k - 1]}, for this set and for every set with no {k} "
+                     f"points shattered")
         else:
             proof = "a base case of the recursion"
         self.status.value = (f"step {step} of {len(self.cells)}: <b>B({N}, {k}) = {self.value}</b> "
@@ -1808,6 +1827,7 @@ class BiasVarianceExplorer(_LiveFigure):
     def __init__(self, *, model="line", n=2, n_datasets=4000, rng=None):
         from matplotlib.collections import LineCollection
         from matplotlib.patches import Polygon
+        from matplotlib.ticker import MaxNLocator
 
         from .tradeoff import BIAS_VARIANCE_MODELS, bias_variance
 
@@ -1841,6 +1861,7 @@ class BiasVarianceExplorer(_LiveFigure):
             right.plot(ns, [r.e_in for r in results], "--", color=colours[m], label=f"{m}: $E_{{in}}$")
         self._marker = right.axvline(n, color="black", linewidth=1)
         right.set_ylim(0, 2)
+        right.xaxis.set_major_locator(MaxNLocator(integer=True))          # N is a whole number of points
         right.set_xlabel("N (points per data set)")
         right.set_ylabel("expected squared error")
         right.legend(fontsize=7, loc="upper right")

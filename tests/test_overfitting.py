@@ -177,6 +177,50 @@ def test_more_noise_makes_the_complex_model_overfit_more():
     assert m[0] < m[1] < m[2]
 
 
+def plain_out_of_sample_errors(n, sigma2, qf, degrees, n_runs, gen):
+    """E_out of every run's least-squares fits, shape (n_runs, len(degrees)), by quadrature."""
+    q = np.arange(qf + 1)
+    c = 1.0 / np.sqrt(np.sum(1.0 / (2 * q + 1)))
+    A = gen.standard_normal((n_runs, qf + 1))
+    X = gen.uniform(-1.0, 1.0, size=(n_runs, n))
+    E = gen.standard_normal((n_runs, n))
+    out = np.empty((n_runs, len(degrees)))
+    for r in range(n_runs):
+        y = npleg.legval(X[r], c * A[r]) + np.sqrt(sigma2) * E[r]
+        f_nodes = npleg.legval(NODES, c * A[r])
+        for j, d in enumerate(degrees):
+            w = np.linalg.lstsq(standard(X[r], d), y, rcond=None)[0]
+            out[r, j] = expect_x((standard(NODES, d) @ w - f_nodes) ** 2) + sigma2
+    return out
+
+
+def test_the_median_measure_is_the_median_of_the_runs_own_differences():
+    """average="median" is the typical run's E_out(g_10) - E_out(g_2), from the same runs as the mean."""
+    N, QF = np.array([15, 40]), np.array([4, 20])
+    median = overfit_measure(N[None, :], 0.5, QF[:, None], n_runs=9, average="median", rng=8)
+    mean = overfit_measure(N[None, :], 0.5, QF[:, None], n_runs=9, rng=8)
+    gens = np.random.default_rng(8).spawn(4)
+    differ = False
+    for k, (i, j) in enumerate(np.ndindex(2, 2)):
+        out = plain_out_of_sample_errors(int(N[j]), 0.5, int(QF[i]), (2, 10), 9, gens[k])
+        gap = out[:, 1] - out[:, 0]
+        np.testing.assert_allclose(median[i, j], np.median(gap), rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(mean[i, j], np.mean(gap), rtol=1e-8, atol=1e-10)
+        differ |= abs(np.median(gap) - (np.median(out[:, 1]) - np.median(out[:, 0]))) > 1e-6
+    assert differ                            # the median of the differences, not the difference of the medians
+    with pytest.raises(ValueError, match="average must be one of"):
+        overfit_measure(40, 0.5, 10, average="trimmed")
+
+
+def test_the_median_measure_is_robust_where_the_mean_is_not():
+    """At N = 60 a few runs carry the mean: two batches of runs disagree on it far more than on the median."""
+    kwargs = dict(n_runs=300)
+    means = [overfit_measure(60, 0.1, 20, rng=seed, **kwargs) for seed in range(4)]
+    medians = [overfit_measure(60, 0.1, 20, average="median", rng=seed, **kwargs) for seed in range(4)]
+    assert np.ptp(medians) < 0.25 * np.ptp(means)      # about 0.01 to 0.07 of it, whatever the seeds
+    assert max(medians) < 0                  # the typical run: g_10 wins at N = 60 with little noise
+
+
 @pytest.mark.parametrize("kwargs, match", [
     (dict(n_samples=0, noise_variance=0.1, target_degree=2), "n_samples must be at least 1"),
     (dict(n_samples=10, noise_variance=-0.1, target_degree=2), "noise_variance must be finite and >= 0"),

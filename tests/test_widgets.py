@@ -512,6 +512,25 @@ def test_dichotomy_explorer_counts_what_the_lp_counts_as_points_move():
     assert "leaves every −1 point out" in box.status.value
 
 
+def test_dichotomy_explorer_counts_points_put_on_a_grid_line_as_collinear():
+    # 0.35 typed on a slider and 7 * 0.05 are different floats, and neither is 7/20: counted as stored, three points
+    # on one line of the sliders' grid would miss it by 1e-17 and count as a triangle (8 labelings)
+    assert cl.count_dichotomies([[7 * 0.05, 0.75], [0.6, 0.9], [-0.4, 0.3]]) == 8
+    box = W.DichotomyExplorer([[7 * 0.05, 0.75], [12 * 0.05, 0.9], [-0.55, -0.15]])
+    assert box.count == 8
+    box.point_dropdown.value = 2
+    for x, y in [(-0.4, 0.3), (0.1, 0.6), (-0.9, 0.0)]:                  # on the line through points 0 and 1
+        box.x_slider.value, box.y_slider.value = x, y
+        assert box.count == 6 == lp_count(np.round(box.X / 0.05))
+    box.x_slider.value = 0.35                                          # the same x1 as point 0, typed
+    box.point_dropdown.value = 1
+    box.x_slider.value = 0.35
+    assert box.count == 6 and np.array_equal(box.grid_points()[:, 0], [7, 7, 7])
+    box.arrangement.value = "on a circle"                              # off the grid: only scaled
+    box.new_button.click()
+    assert box.count == 8 and np.allclose(box.grid_points(), box.X / 0.05)
+
+
 def test_dichotomy_explorer_picture_after_moves_is_the_picture_of_a_fresh_one():
     box = W.DichotomyExplorer([[-0.5, -0.5], [0.5, -0.5], [0.0, 0.5]])
     box.point_dropdown.value = 1
@@ -537,6 +556,7 @@ def test_bounding_table_explorer_steps_through_the_recursion():
             beta = sum(math.comb(N - 1, i) for i in range(k - 1))
             assert f"α + β = {alpha + beta} ≤ B({N - 1},{k})" in box.status.value
             assert f"β = {beta} ≤ B({N - 1},{k - 1})" in box.status.value
+            assert f"α + 2β = {alpha + 2 * beta} ≤ B({N - 1},{k}) + B({N - 1},{k - 1})" in box.status.value
     box.next_button.click()
     assert box.slider.value == box.slider.max
     png = box.image.value

@@ -10,6 +10,7 @@ import pytest
 from grading_helpers import ROOT
 
 from grading.engine import execute_submission
+from grading.limits import GradingLimits
 from grading.withhold import FILE, message, parse_withheld, withheld_copy, withheld_names
 
 ASSIGNMENT = "ps1_perceptron"
@@ -60,8 +61,9 @@ def _run(answer, *extra, withheld=WITHHELD):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(answer), *extra,
                                          nbformat.v4.new_code_cell(TEST, metadata={"nbgrader": META})])
     done, report = execute_submission(nb, files={"helper.py": HELPER}, tests={"pla-test": TEST},
-                                      assignment=ASSIGNMENT, student="s", withheld=withheld, timeout=30)
-    return done.cells[-1], report["cells"][-1]["outcome"]
+                                      assignment=ASSIGNMENT, student="s", withheld=withheld,
+                                      limits=GradingLimits(timeout=30))
+    return done.cells[-1], report.cells[-1].outcome.value
 
 
 def test_the_list_of_ps1_names_its_exercises():

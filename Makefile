@@ -9,7 +9,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 LAB_PORT  ?= 8888
 
 .DEFAULT_GOAL := help
-.PHONY: help setup setup-test lab lab-instructor test test-fast test-under-load lint benchmark lock clean
+.PHONY: help setup setup-test lab lab-instructor test test-fast test-under-load lint benchmark lock clean site
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -33,7 +33,7 @@ lab: setup  ## set up, then start JupyterLab on the course (students: lectures i
 lab-instructor: setup  ## the same with nbgrader's instructor tools (Formgrader, Create Assignment)
 	$(call LAB_CMD,instructor)
 
-test: setup-test  ## set up, then lint and run every test (unit, notebooks, grading); NB=notebooks/x.ipynb: one notebook's checks
+test: setup-test  ## set up, then lint and run every test (unit, grading, the website with every lecture); NB=notebooks/x.ipynb: one notebook's checks
 ifdef NB
 	$(BIN)/python -m pytest -n 0 "$(NB)" "tests/test_notebooks.py::test_committed_without_outputs[$(NB)]" \
 	    $(if $(filter notebooks/%,$(NB)),"tests/test_notebooks.py::test_lecture_notebooks_are_thin_and_seeded[$(NB)]") $(PYTEST_ARGS)
@@ -55,14 +55,17 @@ lint: setup-test  ## ruff over the code and notebooks (rules in pyproject.toml);
 benchmark: setup-test  ## speed of course_lib against plain loops; widget response times in the browser
 	$(BIN)/python -m benchmarks
 
+site: setup-test  ## the course's website in build/site/html/ (lectures executed, with a cache); CLEAN=1 from scratch
+	$(BIN)/python scripts/build_site.py $(if $(filter 1 yes true,$(CLEAN)),--clean)
+
 lock:  ## re-resolve uv.lock (uv) and write environment.yml, deploy/requirements.txt after editing pyproject.toml
 	@sh scripts/lock.sh
 
-clean:  ## remove the virtual environment and caches
-	rm -rf $(VENV) .pytest_cache .hypothesis
+clean:  ## remove the virtual environment and caches (the website's build and execution cache too)
+	rm -rf $(VENV) .pytest_cache .hypothesis build/site
 
 # --- Instructors (nbgrader) ---------------------------------------------------------
-# The course directory is this folder (nbgrader_config.py). See "For instructors" in README.md.
+# The course directory is this folder (nbgrader_config.py). See docs/guides/instructors.md.
 ASSIGNMENT ?= ps1_perceptron
 GRADING    := $(BIN)/python -m grading
 .PHONY: release autograde feedback grades audit check regrade-check

@@ -13,7 +13,7 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "release"
 
-# --- Grading (see "For instructors" in README.md) ----------------------------------
+# --- Grading (see docs/guides/instructors.md) ---------------------------------------
 # A cell may use this many seconds of CPU time before it is stopped (with a wall-clock
 # backstop CourseExecute.wall_factor times larger); it then earns 0 points and the rest of
 # the notebook is still graded (make autograde, make check; the Validate button, in the
@@ -88,7 +88,7 @@ c.GenerateFeedback.preprocessors = [
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 
-# --- Late submissions and grade export (see "For instructors" in README.md) ----------
+# --- Late submissions and grade export (see docs/guides/instructors.md) ---------------
 # nbgrader compares each submission's timestamp (written by `nbgrader collect`) with the
 # assignment's due date (set in the Formgrader's Manage Assignments page, or with
 # `nbgrader db assignment add ASSIGNMENT --duedate="2026-12-01 23:59 UTC"`). nbgrader's own

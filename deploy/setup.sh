@@ -515,7 +515,7 @@ if [ "$HIDEPID" = 1 ]; then
             say "/proc remounted with hidepid=2 (teardown.sh --purge restores it)"
         else
             echo "setup.sh: warning: this machine does not let /proc be remounted with hidepid=2;" \
-                 "users can see each other's processes (see the README)" >&2
+                 "users can see each other's processes (see docs/guides/hub.md)" >&2
         fi
     fi
 fi

@@ -2,8 +2,8 @@
 
 The instructor commands of the Makefile (``make release``, ``make autograde``,
 ``make feedback``, ``make grades``, ``make audit``) and the students' self-check
-(``make check``) call ``python -m grading <command>``; see "For instructors" in the
-README. Real nbgrader does the work underneath (its gradebook, converters and feedback);
+(``make check``) call ``python -m grading <command>``; see the instructors' guide
+(docs/guides/instructors.md). Real nbgrader does the work underneath (its gradebook, converters and feedback);
 this package adds what a fair and tamper-proof grade needs on top of it:
 
 * :mod:`grading.engine` — the one engine: :func:`grading.engine.execute_submission` runs

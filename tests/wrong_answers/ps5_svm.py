@@ -197,6 +197,18 @@ for x in np.asarray(X, dtype=float):
     out.append(tied[0] if len(tied) == 1 else y_train[nearest[0]])   # the 1-NN label, tied or not
 return np.array(out)
 """}, 2),
+    ("knn", "distance_ties_to_the_smaller_label", {"knn-solution": """
+X_train = np.asarray(X_train, dtype=float)
+y_train = np.asarray(y_train)
+out = []
+for x in np.asarray(X, dtype=float):
+    distances = np.sqrt(((X_train - x) ** 2).sum(axis=1))
+    nearest = sorted(range(len(y_train)), key=lambda n: (distances[n], y_train[n]))[:k]   # equal distances: smaller label
+    votes = list(y_train[nearest])
+    top = max(votes.count(v) for v in votes)
+    out.append(next(v for v in votes if votes.count(v) == top))
+return np.array(out)
+"""}, 2),
     ("knn", "k_plus_one_neighbours", {"knn-solution": _majority_of(
         'np.argsort(((X_train - x) ** 2).sum(axis=1), kind="stable")[:k + 1]', "one too many")}, 0),
     ("knn", "skips_the_nearest", {"knn-solution": _majority_of(

@@ -711,6 +711,81 @@ def test_no_test_reads_an_argument_the_students_function_could_have_changed(assi
                             f"pass {name}.copy() or check the call with arguments_unchanged")
     assert not problems, f"{assignment}:\n  " + "\n  ".join(problems)
 
+# -- every documented guarantee is tested -------------------------------------------------------
+
+def documented_parameters(assignment):
+    """``{function: {parameter: its numpydoc type line}}`` of the graded functions, and which leave arguments unchanged."""
+    out, unchanged = {}, set()
+    for c in source_cells(assignment):
+        if not _meta(c).get("solution") or c.cell_type != "code":
+            continue
+        for node in ast.parse(c.source).body:
+            if isinstance(node, ast.FunctionDef):
+                doc = ast.get_docstring(node) or ""
+                params = dict(re.findall(r"^(\w+) : (.+)$", doc.split("Returns")[0], re.M))
+                out[node.name] = {a.arg: params.get(a.arg, "") for a in [*node.args.args, *node.args.kwonlyargs]}
+                if "arguments are left unchanged" in doc:
+                    unchanged.add(node.name)
+    return out, unchanged
+
+
+def _calls(assignment, function):
+    """``[(call node, names checked unchanged around it)]``: every call of ``function`` in the test cells."""
+    found = []
+    for _, _, source in cells_with_tests(assignment).values():
+        tree = ast.parse(source)
+        guarded = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.With):
+                names = {k.arg for item in node.items if isinstance(item.context_expr, ast.Call)
+                         and _dotted_name(item.context_expr.func) == "arguments_unchanged"
+                         for k in item.context_expr.keywords}
+                for inner in ast.walk(node):
+                    guarded.setdefault(id(inner), set()).update(names)
+        found += [(node, guarded.get(id(node), set())) for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function]
+    return found
+
+
+def _argument(call, parameters, name):
+    """The expression ``call`` passes for parameter ``name`` (positional or keyword), else None."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    position = list(parameters).index(name)
+    return call.args[position] if position < len(call.args) else None
+
+
+def _is_list(node):
+    return isinstance(node, ast.List) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                                          and node.func.attr == "tolist")
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_documented_guarantee_of_a_graded_function_is_tested(assignment):
+    """Arguments left unchanged (every array-like one, in ``arguments_unchanged``), array-likes given as lists,
+    and ``rng`` given as a seed, as a ``numpy.random.Generator`` and as None: each in some test cell."""
+    functions, unchanged = documented_parameters(assignment)
+    problems = []
+    for function, parameters in functions.items():
+        calls = _calls(assignment, function)
+        arrays = [p for p, kind in parameters.items() if "array-like" in kind]
+        if function in unchanged:
+            checked = set().union(*(names for _, names in calls))
+            missing = sorted(set(arrays) - checked)
+            if missing:
+                problems.append(f"{function}: no test checks that it leaves {', '.join(missing)} unchanged "
+                                "(with arguments_unchanged)")
+        if arrays and not any(all(_is_list(_argument(call, parameters, p)) for p in arrays) for call, _ in calls):
+            problems.append(f"{function}: no test passes its array-like arguments ({', '.join(arrays)}) as lists")
+        if "rng" in parameters:
+            given = [ast.unparse(_argument(call, parameters, "rng")) for call, _ in calls
+                     if _argument(call, parameters, "rng") is not None]
+            for what, pattern in (("a numpy.random.Generator", r"default_rng\("), ("None", r"^None$")):
+                if not any(re.search(pattern, g) for g in given):
+                    problems.append(f"{function}: no test passes rng={what}")
+    assert not problems, f"{assignment}:\n  " + "\n  ".join(problems)
+
 # -- graded questions are not answered in the lectures ---------------------------------------
 
 def _plain(text):

@@ -26,6 +26,9 @@ return (np.asarray(images, dtype=float).sum(axis=(1, 2)) + 1.0) / 2.0
 return (np.asarray(images, dtype=float).mean(axis=0).ravel() + 1.0) / 2.0
 """}, 0),
     ("intensity", "looked_up_then_nan", {"intensity-solution": _LOOKED_UP}, 0),
+    ("intensity", "arrays_only", {"intensity-solution": """
+return (images.mean(axis=(1, 2)) + 1.0) / 2.0           # images.mean: fails for nested lists (array-like)
+"""}, 0),
     ("intensity", "calls_course_lib", {"intensity-solution": "return cl.intensity(images)\n"}, 0),
     # -- symmetry: 2 points for both mirrors, 1 for the invariances ------------------------
     ("symmetry", "left_right_only", {"symmetry-solution": """

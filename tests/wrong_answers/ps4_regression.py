@@ -21,6 +21,9 @@ X = np.asarray(X, dtype=float)
 y = np.asarray(y, dtype=float)
 return np.linalg.solve(X.T @ X, X.T @ y) / len(y)     # the 1/N of E_in carried into w
 """}, 0),
+    ("linear", "arrays_only", {"linear-solution": """
+return np.linalg.solve(X.T @ X, X.T @ y)                # X.T: fails for X given as a list (array-like)
+"""}, 1),
     ("linear", "calls_course_lib", {"linear-solution": "return cl.linear_regression(X, y)\n"}, 0),
     # -- hat_matrix: 1 point for H y, 2 for the projection ---------------------------------
     ("hat", "inverse_only", {"hat-solution": """

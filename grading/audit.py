@@ -45,6 +45,7 @@ control characters escaped. The report is printed and written to
 """
 import ast
 import builtins
+import functools
 import hashlib
 import json
 import os
@@ -232,7 +233,7 @@ def imported_names(source):
     if len(source) > MAX_SOURCE:
         return {}
     try:
-        return _imports(ast.parse(python_of(source)[0]))
+        return dict(_parse(source)[2])
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
 
@@ -485,9 +486,13 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+@functools.lru_cache(maxsize=4096)
 def _parse(source):
+    """``(tree, shell commands, imported names)`` of a cell's code, parsed once however many rules ask (a cell is
+    at most :data:`MAX_SOURCE` characters; callers check). Raises what ``ast.parse`` raises."""
     code, shell = python_of(source)
-    return ast.parse(code), shell
+    tree = ast.parse(code)
+    return tree, tuple(shell), _imports(tree)
 
 
 def audit_source(source, *, exercises=(), aliases=None, deadline=None):
@@ -514,13 +519,13 @@ def audit_source(source, *, exercises=(), aliases=None, deadline=None):
     if len(source) > MAX_SOURCE:
         return [(0, f"{len(source)} characters: too large to audit (the audit reads at most {MAX_SOURCE})")]
     try:
-        tree, shell = _parse(source)
+        tree, shell, imports = _parse(source)
     except SyntaxError as exc:
         return [(exc.lineno or 0, "the code does not parse (SyntaxError)")]
     except (RecursionError, MemoryError, ValueError) as exc:
         return [(0, f"the code could not be analysed ({type(exc).__name__}): nested too deeply or malformed")]
     modules = dict(aliases or {})
-    modules.update(_imports(tree))
+    modules.update(imports)
     visitor = _Visitor(exercises, modules, deadline or _Deadline())
     try:
         visitor.visit(tree)
@@ -753,13 +758,14 @@ def similarity(a, b):
     return shared, (shared / min(len(a), len(b)) if a and b else 0.0)
 
 
+@functools.lru_cache(maxsize=4096)
 def _functions(source, *, nested=False):
     """``{name: fingerprints}`` of the functions a piece of code defines (methods as Class.name); with ``nested``,
     the functions defined inside functions too (a copied helper pasted into an answer's body)."""
     if len(source) > MAX_SOURCE:
         return {}
     try:
-        tree = ast.parse(python_of(source)[0])
+        tree = _parse(source)[0]
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     out = {}
@@ -861,7 +867,7 @@ def hard_coded(source, functions, constants):
     if len(source) > MAX_SOURCE:
         return []
     try:
-        tree = ast.parse(python_of(source)[0])
+        tree = _parse(source)[0]
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
 
@@ -978,13 +984,14 @@ def similar_pairs(cells, *, template=None):
     return sorted(out, key=lambda p: (p.chance, p.students))
 
 
+@functools.lru_cache(maxsize=4096)
 def _cell_prints(source):
     if not source or len(source) > MAX_SOURCE:
-        return set()
+        return frozenset()
     try:
-        return fingerprints(ast.parse(python_of(source)[0]))
+        return frozenset(fingerprints(_parse(source)[0]))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
+        return frozenset()
 
 
 def _side_by_side(left, right, width=60):

@@ -77,6 +77,11 @@ GALLERY = [
     "Xl = rng.uniform(-1, 1, size=(200, 2))\n"
     "yl = np.where(rng.random(200) < cl.theta(Xl @ np.array([3.0, -2.0])), 1.0, -1.0)\n"
     "cl.widgets.DescentExplorer(Xl, yl, rng=rng)",
+    "cl.widgets.DichotomyExplorer(n=5, rng=rng)",
+    "cl.widgets.BoundingTableExplorer()",
+    "cl.widgets.VCBoundExplorer()",
+    "cl.widgets.BiasVarianceExplorer(rng=rng)",
+    "cl.widgets.CostExplorer(Xn, yn, rng=rng)",
 ]
 
 

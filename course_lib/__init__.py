@@ -30,6 +30,18 @@ from .digits import (
     one_vs_one,
     symmetry,
 )
+from .error_measures import cost_matrix, pointwise_error, weighted_error, weighted_pocket
+from .generalization import (
+    bounding_function,
+    count_dichotomies,
+    dichotomies,
+    generalization_bounds,
+    growth_function,
+    hoeffding_sample_size,
+    is_shattered,
+    vc_bound,
+    vc_sample_size,
+)
 from .kernels import kernel_matrix, kernel_perceptron, linear_kernel, polynomial_kernel, quadratic_features, rbf_kernel
 from .neighbors import fit_standardizer, knn_predict, pairwise_distances
 from .perceptron import (
@@ -68,6 +80,7 @@ from .theory import (
     novikoff_bound,
     radius,
 )
+from .tradeoff import bias_variance, linear_learning_curve
 
 __version__ = "0.1.0"
 
@@ -105,4 +118,10 @@ __all__ += [
     "kernels", "linear_kernel", "polynomial_kernel", "rbf_kernel", "kernel_matrix", "quadratic_features",
     "kernel_perceptron", "make_spirals", "svm", "fit_svm", "fit_svm_primal", "kkt_violation",
     "neighbors", "knn_predict", "pairwise_distances", "fit_standardizer",
+]
+__all__ += [
+    "generalization", "dichotomies", "count_dichotomies", "is_shattered", "growth_function", "bounding_function",
+    "hoeffding_sample_size", "vc_bound", "vc_sample_size", "generalization_bounds",
+    "tradeoff", "bias_variance", "linear_learning_curve",
+    "error_measures", "pointwise_error", "cost_matrix", "weighted_error", "weighted_pocket",
 ]

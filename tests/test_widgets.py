@@ -456,3 +456,132 @@ def test_knn_explorer_keeps_agreeing_with_knn_predict_as_every_control_moves():
         for Z, labels, got in ((X, y, box.train_error), (Xv, yv, box.val_error)):
             want = np.mean(cl.knn_predict(tr(X), y, tr(Z), k=k, metric=metric) != labels)
             assert got == pytest.approx(want), (k, metric, scaled)
+
+
+# -- the widgets of the 06-* lectures ---------------------------------------------------------------
+
+def lp_count(X, model="perceptron"):
+    """Labelings realised on X, decided one by one with SciPy's LP (an independent reference)."""
+    from scipy.optimize import linprog
+
+    from course_lib.generalization import all_labelings
+
+    count = 0
+    for y in all_labelings(len(X)):
+        if model == "perceptron":
+            Z = np.column_stack([np.ones(len(X)), X])
+            res = linprog(np.zeros(3), A_ub=-(y[:, None] * Z), b_ub=-np.ones(len(y)), bounds=[(None, None)] * 3,
+                          method="highs")
+            count += res.status == 0
+        else:
+            P = X[y > 0]
+            inside = False
+            for q in X[y < 0]:
+                if len(P):
+                    A = np.vstack([P.T, np.ones(len(P))])
+                    res = linprog(np.zeros(len(P)), A_eq=A, b_eq=np.append(q, 1.0), bounds=[(0, None)] * len(P),
+                                  method="highs")
+                    inside |= res.status == 0
+            count += not inside
+    return count
+
+
+def test_dichotomy_explorer_counts_what_the_lp_counts_as_points_move():
+    box = W.DichotomyExplorer(n=4, rng=1)
+    assert box.count == lp_count(box.X) == 14
+    from matplotlib.collections import LineCollection
+
+    struck = [c for c in box.axes[1].collections if isinstance(c, LineCollection)]
+    assert sum(len(c.get_segments()) for c in struck) == 16 - box.count          # one stroke per greyed tile
+    png = box.image.value
+    box.point_dropdown.value = 3
+    box.x_slider.value, box.y_slider.value = 0.0, 0.0
+    assert np.allclose(box.X[3], [0.0, 0.0]) and box.image.value != png
+    assert box.count == lp_count(box.X)
+    assert f"<b>{box.count}</b> of 2<sup>4</sup>" in box.status.value and "point 3 is at (+0.00, +0.00)" in box.status.value
+    box.arrangement.value = "on a line"
+    box.new_button.click()
+    assert box.count == lp_count(box.X) == 2 * len(np.unique(box.X[:, 0]))
+    box.n_slider.value = 6
+    assert len(box.X) == 6 and box.labeling_slider.max == 63 and box.point_dropdown.options == tuple(range(6))
+    box.model_dropdown.value = "convex_set"
+    box.arrangement.value = "random"
+    box.new_button.click()
+    assert box.count == lp_count(box.X, "convex_set")
+    box.labeling_slider.value = 63                              # all +1: the hull of every point is realised
+    assert "leaves every −1 point out" in box.status.value
+
+
+def test_dichotomy_explorer_picture_after_moves_is_the_picture_of_a_fresh_one():
+    box = W.DichotomyExplorer([[-0.5, -0.5], [0.5, -0.5], [0.0, 0.5]])
+    box.point_dropdown.value = 1
+    box.y_slider.value = 0.25
+    box.labeling_slider.value = 5
+    fresh = W.DichotomyExplorer(box.X)
+    fresh.point_dropdown.value = 1
+    fresh.labeling_slider.value = 5
+    assert fresh.image.value == box.image.value
+
+
+def test_bounding_table_explorer_steps_through_the_recursion():
+    import math
+
+    box = W.BoundingTableExplorer(n_max=5, k_max=4)
+    for step in range(1, box.slider.max + 1):
+        box.slider.value = step
+        N, k = box.cell
+        assert box.value == sum(math.comb(N, i) for i in range(k))
+        assert f"<b>B({N}, {k}) = {box.value}</b>" in box.status.value
+        if N >= 2 and k >= 2:
+            alpha = sum(math.comb(N - 1, i) for i in range(k)) - sum(math.comb(N - 1, i) for i in range(k - 1))
+            beta = sum(math.comb(N - 1, i) for i in range(k - 1))
+            assert f"α + β = {alpha + beta} ≤ B({N - 1},{k})" in box.status.value
+            assert f"β = {beta} ≤ B({N - 1},{k - 1})" in box.status.value
+    box.next_button.click()
+    assert box.slider.value == box.slider.max
+    png = box.image.value
+    box.prev_button.click()
+    assert box.slider.value == box.slider.max - 1 and box.image.value != png
+
+
+def test_vc_bound_explorer_shows_the_bounds_of_the_module():
+    box = W.VCBoundExplorer(d_vc=3, delta=0.1, n=1000)
+    for d, delta, n in [(5, 0.05, 10_000), (10, 0.01, 200), (1, 0.3, 3)]:
+        box.d_slider.value, box.delta_slider.value, box.n_slider.value = d, delta, n
+        want = cl.generalization_bounds(int(round(box.n_slider.value)), d_vc=d, delta=float(box.delta_slider.value))
+        assert box.bounds == pytest.approx(want)
+        assert f"{cl.vc_sample_size(d_vc=d, epsilon=0.1, delta=float(box.delta_slider.value)):,}" in box.status.value
+        x, y = box._lines["vc"].get_data()
+        assert np.allclose(y, [cl.vc_bound(int(v), d_vc=d, delta=float(box.delta_slider.value)) for v in x])
+
+
+def test_bias_variance_explorer_reports_its_result():
+    box = W.BiasVarianceExplorer(model="line", n=2, n_datasets=3000, rng=2)
+    for model, n in [("constant", 2), ("line", 10), ("line_through_origin", 5), ("line", 2)]:
+        png = box.image.value
+        box.model_dropdown.value, box.n_slider.value = model, n
+        r = box.result
+        assert (r.model, r.n_points) == (model, n) and r.e_out == pytest.approx(r.bias + r.variance)
+        assert f"bias <b>{r.bias:.3f}</b>" in box.status.value and f"E<sub>out</sub> = <b>{r.e_out:.3f}</b>" in box.status.value
+        assert box.image.value != png
+    before = box.result.coefficients.copy()
+    box.new_button.click()
+    assert not np.array_equal(before, box.result.coefficients)
+
+
+def test_cost_explorer_counts_the_mistakes_of_the_weighted_pocket():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(80, 2))
+    y = np.where(rng.random(80) < cl.theta(4 * (X @ [1.0, -1.0])), 1.0, -1.0)
+    box = W.CostExplorer(X, y, max_updates=200, rng=4)
+    accepts, rejects = {}, {}
+    for ratio, matrix in [(0.1, [[0, 10], [1, 0]]), (1, [[0, 1], [1, 0]]), (1000, [[0, 1], [1000, 0]])]:
+        box.slider.value = ratio
+        assert box.cost.tolist() == matrix
+        k = int(np.argmin(np.abs(box.exponents - np.log10(ratio))))
+        h = np.where(cl.add_bias(X) @ box.runs[k] > 0, 1, -1)
+        assert box.false_accepts == np.sum((h > 0) & (y < 0)) and box.false_rejects == np.sum((h < 0) & (y > 0))
+        assert f"<b>{box.false_accepts}</b> false accepts" in box.status.value
+        assert f"{cl.weighted_error(h, y, cost=matrix):.3f}" in box.status.value
+        accepts[ratio], rejects[ratio] = box.false_accepts, box.false_rejects
+    assert accepts[1000] < accepts[1] and rejects[0.1] < rejects[1000]

@@ -303,6 +303,35 @@ s = y * (X @ w)                                    # signals of hundreds: exp(-s
 reference = sum(-t if t < 0 else 0.0 for t in s) / 30 + sum(math.log1p(math.exp(-abs(t))) for t in s) / 30
 assert np.isclose(-np.mean(_log_expit(s)), reference, rtol=1e-12)
 '''),
+    "ps6_generalization: count_dichotomies by separating_weights over every labeling": (
+        "ps6_generalization", "separating_weights", '''
+import itertools
+import numpy as np
+from course_lib.generalization import separating_weights
+X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 2.0]])
+count = sum(separating_weights(X, np.array(y)) is not None for y in itertools.product((-1.0, 1.0), repeat=5))
+assert count == 20, count          # five points, three of them on the diagonal
+'''),
+    "ps6_generalization: vc_sample_size by bisection on vc_bound": ("ps6_generalization", "vc_bound", '''
+from course_lib.generalization import vc_bound
+lo, hi = 1, 2**20
+while hi - lo > 1:
+    mid = (lo + hi) // 2
+    lo, hi = (lo, mid) if vc_bound(mid, d_vc=3, delta=0.1) <= 0.1 else (mid, hi)
+assert hi == 29_300, hi
+'''),
+    "ps6_generalization: separability by fit_svm's hard margin": ("ps6_generalization", "fit_svm", '''
+import numpy as np
+from course_lib.svm import NotSeparableError, fit_svm
+X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
+def separable(y):
+    try:
+        fit_svm(X, np.array(y), C=None)
+        return True
+    except NotSeparableError:
+        return False
+assert separable([1.0, 1.0, -1.0]) and not separable([1.0, -1.0, 1.0])
+'''),
     "ps4_regression: cross_entropy_gradient from one step of gradient_descent_path": (
         "ps4_regression", "gradient_descent_path", '''
 import numpy as np

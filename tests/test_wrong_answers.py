@@ -509,6 +509,8 @@ def _immutable(node, immutable):
         return node.id in immutable
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):      # an element of a list of numbers
         return f"{node.value.id}[]" in immutable
+    if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.BinOp, ast.ListComp, ast.List)):
+        return _list_of_numbers(node.value, immutable)
     if isinstance(node, ast.Tuple):
         return all(_immutable(e, immutable) for e in node.elts)
     if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare)):
@@ -523,6 +525,17 @@ def _immutable(node, immutable):
                 and name.split(".")[1] in ("integers", "uniform", "normal", "random", "standard_normal"):
             return len(node.args) <= 2
     return False
+
+
+def _list_of_numbers(node, immutable):
+    """Whether ``node`` is certainly a list of numbers: a literal, a comprehension or a sum of them."""
+    if isinstance(node, ast.List):
+        return all(_immutable(e, immutable) for e in node.elts)
+    if isinstance(node, ast.ListComp):
+        return _immutable(node.elt, immutable)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _list_of_numbers(node.left, immutable) and _list_of_numbers(node.right, immutable)
+    return isinstance(node, ast.Name) and f"{node.id}[]" in immutable
 
 
 def _dotted_name(node):
@@ -563,6 +576,8 @@ def _immutable_names(tree):
                     if isinstance(rows, ast.Subscript) and isinstance(rows.slice, ast.Slice):
                         rows = rows.value                  # the elements of a slice of a list are its elements
                     values = [ast.Subscript(value=rows, slice=ast.Constant(0))] if isinstance(rows, ast.Name) else [None]
+                    if isinstance(rows, (ast.BinOp, ast.ListComp)):
+                        values = [ast.Subscript(value=rows, slice=ast.Constant(0))]
                     if isinstance(rows, (ast.Tuple, ast.List)) and isinstance(node.target, ast.Name):
                         values = rows.elts
                     elif isinstance(rows, (ast.Tuple, ast.List)) and isinstance(node.target, ast.Tuple) and all(
@@ -577,9 +592,7 @@ def _immutable_names(tree):
     immutable, lists = set(), set()
     for _ in range(5):          # names defined from names: a few rounds settle it
         known = immutable | {f"{name}[]" for name in lists}
-        lists = {name for name, values in assigned.items()
-                 if all(isinstance(v, ast.ListComp) and _immutable(v.elt, known)
-                        or isinstance(v, ast.List) and all(_immutable(e, known) for e in v.elts) for v in values)}
+        lists = {name for name, values in assigned.items() if all(_list_of_numbers(v, known) for v in values)}
         immutable = {name for name, values in assigned.items()
                      if all(v is not None and _immutable(v, known) for v in values)}
     return immutable
@@ -590,6 +603,9 @@ def _checks_unchanged(test):
     or ``w.tolist() == [0.2, -0.3]`` (it can only fail when the student's function changed the variable)."""
     if isinstance(test, ast.Call) and _dotted_name(test.func) == "np.array_equal" and len(test.args) == 2:
         return all(isinstance(a, ast.Name) for a in test.args)
+    if isinstance(test, ast.Call) and _dotted_name(test.func) == "all" and len(test.args) == 1 \
+            and isinstance(test.args[0], ast.GeneratorExp):   # all(np.array_equal(a, b) for a, b in zip(args, copies))
+        return _checks_unchanged(test.args[0].elt)
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
         left, right = test.left, test.comparators[0]
         return (isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) and left.func.attr == "tolist"

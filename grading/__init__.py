@@ -27,7 +27,7 @@ this package adds what a fair and tamper-proof grade needs on top of it:
 * :mod:`grading.feedback` — feedback without hidden-test source or hidden-test lines;
 * :mod:`grading.report`, :mod:`grading.exporters`, :mod:`grading.late` — grade files
   (per assignment, course-wide, Canvas, Moodle, ``nbgrader export``), statistics, late policy;
-* :mod:`grading.audit` — code in the submissions that looks like tampering, listed;
+* :mod:`grading.audit` — code in the submissions that looks like tampering or copying, listed;
 * :mod:`grading.validate` — the students' self-check (``make check``) on the same engine,
   exiting non-zero when a visible test fails;
 * :mod:`grading.checks` — helpers the hidden tests of an assignment call: the comparison that

@@ -15,8 +15,8 @@ test cells of an exercise read nothing but the names its own solution cells defi
 exercise's answer does, another exercise's tests never see it.
 
 The hidden tests draw their data per student, so one autograde run sees one draw per test cell.
-:func:`test_every_wrong_answer_loses_its_points_for_every_student` grades the same tables under the
-seeds the grader derives for 32 student ids (3 of them in ``make test-fast``), in-process: one sandboxed
+:func:`every_seed` (run by ``tests/test_every_student.py``) grades the same tables under the
+seeds the grader derives for 30 student ids (3 of them in ``make test-fast``), in-process: one sandboxed
 worker per assignment, the grader's judge running each test cell. Every hidden test builds the case
 that decides (a tie, a zero score, a duplicate point, a boundary value, a generator passed in) into
 every draw, so a wrong version loses its points for every student.
@@ -310,7 +310,7 @@ STUDENT_IDS = [
     "s0001", "s0002", "s0417", "s1999", "ada", "bob", "chen.wei", "o'neill", "anne-marie", "jdoe42",
     "li_na", "Zoë", "müller", "x", "student-with-a-rather-long-identifier-2024", "ta-test", "A12345678",
     "n.kowalski@uni.example", "李雷", "émile", "42", "s0003", "s0004", "s0005", "u123456", "kim_j",
-    "r2d2", "grace.hopper", "alan-turing", "e.noether", "karen_s", "zz-top",
+    "r2d2", "grace.hopper", "alan-turing", "e.noether",
 ]
 SAMPLE_IDS = ["s0001", "Zoë", "李雷"]     # make test-fast: a sample of the seeds
 CELL_LIMIT = 60     # seconds per test cell: the verdicts matter here, not speed (a busy machine is slow)
@@ -467,7 +467,8 @@ def every_seed(assignment, students, tmp_path):
     return problems, pairs, lost
 
 
-def _check_every_seed(assignment, students, tmp_path, request):
+def check_every_seed(assignment, students, tmp_path, request):
+    """Fail with every (version, student) whose score is not the table's; report the counts."""
     problems, pairs, lost = every_seed(assignment, students, tmp_path)
     request.node.user_properties.append(("report", (
         f"{assignment}: {pairs} (wrong version, seed) pairs over {len(students)} student ids; {lost} scored what "
@@ -480,14 +481,6 @@ def students_of_this_run(config):
     """Every student id in ``make test``; a sample of them in ``make test-fast`` (``-m "not slow"``)."""
     return SAMPLE_IDS if "not slow" in (config.getoption("markexpr", "") or "") else STUDENT_IDS
 
-
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_every_wrong_answer_loses_its_points_for_every_student(assignment, tmp_path, request):
-    """Every wrong version loses its points, and every right one keeps them, for each student's seeds."""
-    students = students_of_this_run(request.config)
-    seeds = {seed for _, seed, _ in grader_seeds(assignment, "any-cell", STUDENT_IDS)}
-    assert len(seeds) == len(STUDENT_IDS) >= 30
-    _check_every_seed(assignment, students, tmp_path, request)
 
 # -- the grader's write-back never reaches what a test expects ---------------------------------
 #

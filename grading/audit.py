@@ -856,56 +856,65 @@ def visible_constants(sources):
     return literals, numbers, shapes
 
 
+def _from_visible(node, constants):
+    """Whether a literal holds a visible test's numbers: one of its literals, its example's shape, or two of its
+    distinctive numbers."""
+    literals, numbers, shapes = constants
+    values = _numbers(node)
+    if values is None or len(values) < 2:
+        return False
+    integers = tuple(int(v) for v in values)
+    return values in literals or (integers == values and integers in shapes) or \
+        len([v for v in values if v in numbers]) >= 2
+
+
+def _hard_coded_in(func, constants):
+    """``[(line, what)]`` of one function: comparisons of its input with, tables keyed on, returns of visible literals."""
+    params = {a.arg for a in [*func.args.args, *func.args.kwonlyargs]}
+
+    def reads_parameter(node):
+        return any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(node))
+
+    found = []
+    for node in ast.walk(func):
+        sides = []
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+        elif isinstance(node, ast.Call) and (_dotted(node.func) or "").rsplit(".", 1)[-1] in (
+                "allclose", "array_equal", "isclose", "array_equiv"):
+            sides = list(node.args)
+        if any(reads_parameter(x) for x in sides) and any(_from_visible(x, constants) for x in sides):
+            found.append((node.lineno, f"hard-coded answer: {func.name} compares its input with a visible test's "
+                                       "example"))
+        if isinstance(node, ast.Dict) and any(k is not None and _from_visible(k, constants) for k in node.keys):
+            found.append((node.lineno, f"hard-coded answer: {func.name} holds a table keyed on a visible test's "
+                                       "inputs"))
+        if isinstance(node, ast.Return) and node.value is not None:
+            returned = [node.value, getattr(node.value, "body", None), getattr(node.value, "orelse", None)]
+            if any(r is not None and (values := _numbers(r)) and len(values) >= 2 and values in constants[0]
+                   for r in returned):
+                found.append((node.lineno, f"hard-coded answer: {func.name} returns a visible test's literal"))
+    return found
+
+
 def hard_coded(source, functions, constants):
     """``[(line, what)]``: graded functions of ``source`` whose result depends on a visible test's example.
 
     A comparison (``==``, ``in``, ``np.allclose``, ``np.array_equal``) between something read from a parameter
     and a literal taken from the visible tests (its numbers, or its example's shape), a table keyed on those
-    literals, or a return of a visible test's literal (its expected answer).
+    literals, or a return of a visible test's literal (its expected answer). ``constants`` is
+    :func:`visible_constants` of the visible tests.
     """
-    literals, numbers, shapes = constants
     if len(source) > MAX_SOURCE:
         return []
     try:
         tree = _parse(source)[0]
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-
-    def from_visible(node):
-        values = _numbers(node)
-        if values is None:
-            return False
-        if values in literals and (len(values) >= 2):
-            return True
-        if len(values) >= 2 and tuple(int(v) for v in values) == values and tuple(int(v) for v in values) in shapes:
-            return True
-        return len([v for v in values if v in numbers]) >= 2
-
     found = []
-    for func in [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in functions]:
-        params = {a.arg for a in [*func.args.args, *func.args.kwonlyargs]}
-
-        def reads_parameter(node, params=params):
-            return any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(node))
-
-        for node in ast.walk(func):
-            sides = []
-            if isinstance(node, ast.Compare):
-                sides = [node.left, *node.comparators]
-            elif isinstance(node, ast.Call) and (_dotted(node.func) or "").rsplit(".", 1)[-1] in (
-                    "allclose", "array_equal", "isclose", "array_equiv"):
-                sides = list(node.args)
-            if sides and any(reads_parameter(s) for s in sides) and any(from_visible(s) for s in sides):
-                found.append((node.lineno, f"hard-coded answer: {func.name} compares its input with a visible "
-                                           "test's example"))
-            if isinstance(node, ast.Dict) and sum(1 for k in node.keys if k is not None and from_visible(k)) >= 1 \
-                    and len(node.keys) >= 1 and any(reads_parameter(p) for p in ast.walk(func)):
-                found.append((node.lineno, f"hard-coded answer: {func.name} holds a table keyed on a visible test's "
-                                           "inputs"))
-            if isinstance(node, ast.Return) and node.value is not None:
-                candidates = [node.value, *(getattr(node.value, a, None) for a in ("body", "orelse"))]
-                if any(c is not None and (_numbers(c) or ()) in literals and len(_numbers(c)) >= 2 for c in candidates):
-                    found.append((node.lineno, f"hard-coded answer: {func.name} returns a visible test's literal"))
+    for func in tree.body:
+        if isinstance(func, ast.FunctionDef) and func.name in functions:
+            found += _hard_coded_in(func, constants)
     return sorted(set(found))
 
 
@@ -1012,65 +1021,54 @@ def _graded_cells(folder, assignment, solution_ids):
     return {gid: source for _, gid, source in cells if gid in solution_ids}
 
 
-def audit(root, assignment, *, echo=print, time_limit=TIME_PER_SUBMISSION):
-    """Audit every submission of ``assignment``; return ``{student: findings}``.
+@dataclass
+class _Facts:
+    """What the audit of an assignment compares submissions with, read once from ``source/`` and ``release/``."""
 
-    Every notebook and ``.py`` file of every submission is read; a submission that cannot be
-    read, or code that cannot be analysed, is a finding, and the rest of the class is still
-    audited. Then the class is compared: near-copies of course_lib's implementations and
-    hard-coded answers are findings of their student, and pairs of students with near-copied
-    graded cells are listed with their score and the cells side by side. The report
-    ``autograded/audit-<assignment>.txt`` is rewritten on every run (first marked unfinished,
-    so a report on disk is never an earlier run's).
-    """
+    exercises: set
+    trusted: set                 # the instructor's test cells, by their code
+    answer_cells: set            # grade_ids of the code cells students write
+    template: dict               # {grade_id: the released cell}
+    constants: tuple             # the visible tests' literals (visible_constants)
+    implementations: dict        # course_lib's functions that solve the exercises (course_lib_implementations)
+
+
+def _facts(course, assignment):
     from .cells import grade_id, is_solution_cell, is_test_cell, source_of
     from .withhold import withheld_names
 
-    course = Course(root)
-    course.check_assignment(assignment)
-    students = course.submissions(assignment)
-    if not students:
-        raise CourseError(f"no submissions of {assignment!r} in {course.submitted_dir}")
-    course.autograded_dir.mkdir(parents=True, exist_ok=True)
-    out = course.autograded_dir / f"audit-{assignment}.txt"
-    out.write_text(f"Audit of {assignment}: not finished (the audit was stopped before the end)\n")
-    exercises = _exercise_names(course, assignment)
-    trusted, visible, solution_ids, template = set(), [], set(), {}
+    trusted, visible, answer_cells = set(), [], set()
     for nb_path in (course.source_dir / assignment).glob("*.ipynb"):
         trusted |= _trusted(nb_path)
         for cell in json.loads(nb_path.read_text()).get("cells", []):
             if is_test_cell(cell):
-                visible.append(re.split(r"### BEGIN HIDDEN TESTS", source_of(cell))[0])
+                visible.append(source_of(cell).split("### BEGIN HIDDEN TESTS")[0])
             elif is_solution_cell(cell) and cell.get("cell_type") == "code":
-                solution_ids.add(grade_id(cell))
+                answer_cells.add(grade_id(cell))
     released = course.release_dir / assignment / f"{assignment}.ipynb"
-    if released.is_file():
-        template = {gid: source for _, gid, source in _read_notebook(released)[0] if gid in solution_ids}
-    constants = visible_constants(visible)
-    implementations = course_lib_implementations(withheld_names(course.source_dir / assignment))
-    functions = exercises
+    template = ({gid: source for _, gid, source in _read_notebook(released)[0] if gid in answer_cells}
+                if released.is_file() else {})
+    return _Facts(_exercise_names(course, assignment), trusted, answer_cells, template, visible_constants(visible),
+                  course_lib_implementations(withheld_names(course.source_dir / assignment)))
 
-    report, answers = {}, {}
-    for student in students:
-        answers[student] = {}
-        folder = course.submitted_dir / student / assignment
-        try:
-            found = audit_submission(folder, exercises=exercises, trusted=trusted, time_limit=time_limit)
-            answers[student] = _graded_cells(folder, assignment, solution_ids)
-            for gid, source in answers[student].items():
-                for name, where, score in copies_of_course_lib(source, implementations):
-                    found.append(_finding(f"{assignment}.ipynb", f"near-copy of course_lib: {name} is {score:.0%} "
-                                          f"{where}", gid=gid))
-                for line, what in hard_coded(source, functions, constants):
-                    found.append(_finding(f"{assignment}.ipynb", what, gid=gid, line=line))
-        except Exception as exc:  # noqa: BLE001 - one submission never stops the audit of the class
-            found = [_finding("", f"could not be audited: {type(exc).__name__}: {str(exc)[:200]}")]
-        report[student] = found
-    pairs = similar_pairs(answers, template=template)
 
+def _audit_student(folder, assignment, facts, time_limit):
+    """``(findings, answers)`` of one submission: what :func:`audit_submission` finds, copies of course_lib and
+    hard-coded answers in its answer cells, and those cells (``{grade_id: source}``) for the class's comparison."""
+    found = audit_submission(folder, exercises=facts.exercises, trusted=facts.trusted, time_limit=time_limit)
+    answers = _graded_cells(folder, assignment, facts.answer_cells)
+    for gid, source in answers.items():
+        for name, where, score in copies_of_course_lib(source, facts.implementations):
+            found.append(_finding(f"{assignment}.ipynb", f"near-copy of course_lib: {name} is {score:.0%} {where}",
+                                  gid=gid))
+        for line, what in hard_coded(source, facts.exercises, facts.constants):
+            found.append(_finding(f"{assignment}.ipynb", what, gid=gid, line=line))
+    return found, answers
+
+
+def _report_lines(assignment, report, pairs, answers):
     lines = [f"Audit of {assignment}: code that looks like tampering or copying (grades are not changed)", ""]
-    for student in students:
-        found = report[student]
+    for student, found in report.items():
         if found:
             lines.append(f"{shown_name(student)}: {len(found)} finding(s)")
             for f in found:
@@ -1078,7 +1076,7 @@ def audit(root, assignment, *, echo=print, time_limit=TIME_PER_SUBMISSION):
                     if f["cell"] is not None else (f"({f['grade_id']})" if f["grade_id"] else "")
                 lines.append(f"  {f['notebook']} {where}, line {f['line']}: {f['what']}".replace(" , line", ", line"))
     clean = [s for s, f in report.items() if not f]
-    lines += ["", f"{len(students) - len(clean)} of {len(students)} submission(s) with findings; "
+    lines += ["", f"{len(report) - len(clean)} of {len(report)} submission(s) with findings; "
                   f"nothing found in {len(clean)}.", ""]
     lines.append(f"Pairs of students with near-copied graded cells: {len(pairs)} (two versions of a cell are near-copies "
                  f"when {PAIR_SIMILARITY:.0%} of their fingerprints coincide; a pair is listed when fewer than "
@@ -1092,6 +1090,39 @@ def audit(root, assignment, *, echo=print, time_limit=TIME_PER_SUBMISSION):
                          "it so)")
             lines.append(f"    {shown_name(a)[:60]:<60} | {shown_name(b)[:60]}")
             lines += _side_by_side(answers[a].get(gid, ""), answers[b].get(gid, ""))
+    return lines
+
+
+def audit(root, assignment, *, echo=print, time_limit=TIME_PER_SUBMISSION):
+    """Audit every submission of ``assignment``; return ``{student: findings}`` (an :class:`AuditReport`).
+
+    Every notebook and ``.py`` file of every submission is read; a submission that cannot be
+    read, or code that cannot be analysed, is a finding, and the rest of the class is still
+    audited. Then the class is compared: near-copies of course_lib's implementations and
+    hard-coded answers are findings of their student, and pairs of students with near-copied
+    graded cells are listed with their score and the cells side by side. The report
+    ``autograded/audit-<assignment>.txt`` is rewritten on every run (first marked unfinished,
+    so a report on disk is never an earlier run's).
+    """
+    course = Course(root)
+    course.check_assignment(assignment)
+    students = course.submissions(assignment)
+    if not students:
+        raise CourseError(f"no submissions of {assignment!r} in {course.submitted_dir}")
+    course.autograded_dir.mkdir(parents=True, exist_ok=True)
+    out = course.autograded_dir / f"audit-{assignment}.txt"
+    out.write_text(f"Audit of {assignment}: not finished (the audit was stopped before the end)\n")
+    facts = _facts(course, assignment)
+    report, answers = {}, {}
+    for student in students:
+        try:
+            report[student], answers[student] = _audit_student(course.submitted_dir / student / assignment,
+                                                               assignment, facts, time_limit)
+        except Exception as exc:  # noqa: BLE001 - one submission never stops the audit of the class
+            report[student], answers[student] = [_finding("", f"could not be audited: {type(exc).__name__}: "
+                                                              f"{str(exc)[:200]}")], {}
+    pairs = similar_pairs(answers, template=facts.template)
+    lines = _report_lines(assignment, report, pairs, answers)
     out.write_text("\n".join(lines) + "\n", errors="backslashreplace")
     for line in lines:
         echo(line)

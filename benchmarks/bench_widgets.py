@@ -82,6 +82,13 @@ GALLERY = [
     "cl.widgets.VCBoundExplorer()",
     "cl.widgets.BiasVarianceExplorer(rng=rng)",
     "cl.widgets.CostExplorer(Xn, yn, rng=rng)",
+    "Xq, yq = cl.make_circle_data(40, rng=rng)\nXqt, yqt = cl.make_circle_data(1000, rng=rng)\n"
+    "cl.widgets.TransformExplorer(Xq, yq, Xqt, yqt)",
+    "cl.widgets.OverfittingExplorer(rng=rng)",
+    "b = cl.legendre_target(15, rng=rng)\nxb, yb = cl.make_legendre_data(30, b, noise_variance=0.5, rng=rng)\n"
+    "cl.widgets.RegularizationExplorer(xb, yb, b, degree=15, noise_variance=0.5)",
+    "cl.widgets.ValidationExplorer(rng=rng)",
+    "cl.widgets.SnoopingExplorer(rng=rng)",
 ]
 
 

@@ -205,8 +205,9 @@ def weighted_pocket(X, y, *, weights, max_updates, cycle="random", w0=None, rng=
     an example that costs 1000 when missed is checked 1000 times as often), and the pocket
     keeps the weights of the smallest weighted E_in, (1/N) sum_n weights_n [sign(w^T x_n) != y_n].
     With whole-number weights this is exactly the ordinary pocket algorithm on the data set
-    in which example n is repeated ``weights[n]`` times (same updates, same pocket): the
-    copies' E_in is the weighted E_in times N / sum(weights).
+    in which example n is repeated ``weights[n]`` times, when that one visits the copies in
+    the same order (same updates, same pocket; the example below): the copies' E_in is the
+    weighted E_in times N / sum(weights).
 
     Parameters
     ----------

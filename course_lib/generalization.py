@@ -319,6 +319,15 @@ def dichotomies(X, *, model="perceptron"):
     ndarray of int of shape (m, N)
         One realised labeling (+1 / -1) per row, in the order of :func:`all_labelings`.
 
+    Notes
+    -----
+    "Exact" means exact for the floating-point numbers given. A decimal such as 0.1 or 0.35
+    has no exact binary representation, so points that lie on one line in decimal notation,
+    such as (0.1, 0.2), (0.2, 0.3), (0.3, 0.4), are usually a hair off it as floats and are
+    counted as points in general position (8 labelings, not 6). Give such points in whole
+    units (here, tenths: (1, 2), (2, 3), (3, 4)); scaling every coordinate by one factor
+    changes no dichotomy.
+
     Examples
     --------
     >>> dichotomies([[0, 0], [1, 0], [2, 0]]).shape     # three collinear points: 6 of 8
@@ -529,11 +538,14 @@ def bounding_function_table(n_max, k_max):
     """The table of B(N, k) for N = 0..n_max, k = 1..k_max, filled by the lecture's recursion.
 
     B(N, 1) = 1 (no single point shattered: all inputs get one label), B(0, k) = 1 (one
-    empty labeling), and otherwise B(N, k) = B(N-1, k) + B(N-1, k-1): split the dichotomies
-    on N points by their restriction to the first N - 1; those that appear with both labels
-    of x_N form a set with no k - 1 points shattered among the first N - 1, the others at
-    most B(N-1, k). The inequality of the proof holds with equality, because
-    sum_{i<k} C(N, i) dichotomies with no k points shattered exist (:func:`largest_family`).
+    empty labeling), and otherwise B(N, k) = B(N-1, k) + B(N-1, k-1). The proof gives "<=":
+    split a set of dichotomies on N points with no k shattered by their restriction to the
+    first N - 1 (:func:`recursion_split`): alpha restrictions appear once, beta appear with
+    both labels of x_N. The alpha + beta distinct restrictions shatter no k points, so
+    alpha + beta <= B(N-1, k); the beta that appear twice shatter no k - 1 points, so
+    beta <= B(N-1, k-1); the set has alpha + 2 beta <= B(N-1, k) + B(N-1, k-1) dichotomies.
+    Equality holds because the recursion's values, sum_{i<k} C(N, i), are reached by a set
+    with no k points shattered (:func:`largest_family`).
 
     Returns
     -------
@@ -744,8 +756,8 @@ def vc_bound(N, *, d_vc, delta):
     With probability at least 1 - delta, |E_in(g) - E_out(g)| <= epsilon for every g of a
     hypothesis set of VC dimension d_vc (Learning From Data, eq. (2.12); Lin's Lecture 7).
     The polynomial (2N)^d_vc bounds m_H(2N) <= sum_{i <= d_vc} C(2N, i) whenever d_vc >= 2
-    (as Lin's lecture uses it); for d_vc <= 1 it is slightly too small (positive rays have
-    m_H(2N) = 2N + 1). *Learning From Data*'s Examples 2.6 and 2.7 write (2N)^d_vc + 1,
+    (as Lin's lecture uses it), and equals it for d_vc = 0; for d_vc = 1 it is slightly too
+    small (positive rays have m_H(2N) = 2N + 1). *Learning From Data*'s Examples 2.6 and 2.7 write (2N)^d_vc + 1,
     which changes epsilon by a relative amount below 1 / (2N)^d_vc.
 
     Parameters

@@ -1174,7 +1174,7 @@ def plot_growth_functions(n_values, curves, *, ax=None, log=True):
     return ax
 
 
-def plot_bounds(n_values, bounds, *, ax=None, gap=None, marker=None):
+def plot_bounds(n_values, bounds, *, ax=None, gap=None, marker=None, gap_label="measured $|E_{out} - E_{in}|$"):
     """Generalization bounds epsilon(N) against N (logarithmic axes), optionally beside a measured gap.
 
     Parameters
@@ -1187,6 +1187,8 @@ def plot_bounds(n_values, bounds, *, ax=None, gap=None, marker=None):
         A measured |E_out - E_in| at the same N, drawn as black dots.
     marker : float, optional
         An N to mark with a vertical line.
+    gap_label : str, optional
+        The legend's name for the gap (say which statistic of it is drawn, e.g. a percentile).
 
     Returns
     -------
@@ -1203,7 +1205,7 @@ def plot_bounds(n_values, bounds, *, ax=None, gap=None, marker=None):
     for label, values in bounds.items():
         ax.plot(n, np.asarray(values, dtype=float), linewidth=1.6, label=label)
     if gap is not None:
-        ax.plot(n, check_vector(gap, "gap", length=len(n)), "ko", ms=4, label="measured $|E_{out} - E_{in}|$")
+        ax.plot(n, check_vector(gap, "gap", length=len(n)), "ko", ms=4, label=gap_label)
     if marker is not None:
         ax.axvline(marker, color="grey", linewidth=1)
     ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
@@ -1292,3 +1294,140 @@ def plot_learning_curve(curve, *, ax=None):
 
 __all__ += ["dichotomy_tiles", "DichotomyTiles", "plot_dichotomies", "plot_growth_functions", "plot_bounds",
             "plot_bias_variance", "plot_learning_curve"]
+
+
+# --- Nonlinear transforms, overfitting, regularization, validation ---------------------------
+
+def plot_legendre_fits(x, y, target, fits=None, *, ax=None, ylim=(-3.0, 3.0)):
+    """Data in one input, the target f and fitted polynomials, all in the normalised Legendre basis.
+
+    Parameters
+    ----------
+    x, y : array-like of shape (N,)
+        The examples.
+    target : array-like of shape (Q_f + 1,) or None
+        The target's coefficients on :func:`course_lib.legendre_features` (None: not drawn).
+    fits : dict of str to array-like, optional
+        Legend text to a hypothesis' weights on the same features, e.g. ``{"g_2": w2}``.
+    ax : matplotlib Axes or None
+    ylim : (float, float) or None
+        The vertical range (a wild fit leaves it; None: matplotlib's).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_legendre_fits([-0.5, 0.5], [0.0, 1.0], [0.5, 0.3], {"line": [0.5, 0.5]})
+    >>> [line.get_label() for line in ax.lines]
+    ['target f', 'line']
+    """
+    from .overfitting import legendre_features
+
+    x = check_vector(x, "x")
+    y = check_vector(y, "y", length=x.shape[0])
+    ax = _axes(ax, figsize=(6, 4))
+    grid = np.linspace(-1.0, 1.0, 400)
+    ax.scatter(x, y, s=24, color="black", zorder=3, label="data")
+    if target is not None:
+        b = check_vector(target, "target")
+        ax.plot(grid, legendre_features(grid, len(b) - 1) @ b, color="tab:green", linewidth=2.2, label="target f")
+    for (label, w), color in zip((fits or {}).items(), ["tab:blue", "tab:red", "tab:purple", "tab:orange"],
+                                 strict=False):
+        w = check_vector(w, f"fits[{label!r}]")
+        ax.plot(grid, legendre_features(grid, len(w) - 1) @ w, color=color, linewidth=1.6, label=label)
+    ax.set_xlim(-1.05, 1.05)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.set_xlabel("$x$")
+    ax.set_ylabel("$y$")
+    ax.legend(fontsize=8, loc="best")
+    return ax
+
+
+def plot_overfit_map(values, n_values, other_values, *, ax=None, limit=0.2, ylabel="noise level $\\sigma^2$",
+                     title=None):
+    """A heat map of the overfit measure E_out(g_10) - E_out(g_2), as in Figure 4.3 of *Learning From Data*.
+
+    Red where the complex model did worse (overfitting), blue where it did better; the
+    colours saturate at +- ``limit`` (the book's scale is 0.2), so the map shows where the
+    sign changes rather than how large the largest values are.
+
+    Parameters
+    ----------
+    values : array-like of shape (len(other_values), len(n_values))
+    n_values : array-like
+        The numbers of examples N (horizontal axis).
+    other_values : array-like
+        The other parameter (vertical axis): sigma^2 or Q_f.
+    ax : matplotlib Axes or None
+    limit : float, default=0.2
+    ylabel, title : str
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_overfit_map([[0.1, -0.1], [0.3, 0.0]], [80, 120], [0.5, 1.0])
+    >>> len(ax.collections)
+    1
+    """
+    V = check_matrix(values, "values")
+    n_values = check_vector(n_values, "n_values", length=V.shape[1])
+    other_values = check_vector(other_values, "other_values", length=V.shape[0])
+    ax = _axes(ax, figsize=(5, 4))
+    mesh = ax.pcolormesh(n_values, other_values, V, cmap="RdBu_r", vmin=-limit, vmax=limit, shading="nearest")
+    ax.figure.colorbar(mesh, ax=ax, label="$E_{out}(g_{10}) - E_{out}(g_2)$", extend="both")
+    ax.set_xlabel("number of examples $N$")
+    ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def plot_error_curves(x, curves, *, ax=None, xlabel="", ylabel="error", log=False, marker=None):
+    """Several error curves against one parameter (N, lambda, K, ...), e.g. ``{"$E_{in}$": e_in}``.
+
+    Parameters
+    ----------
+    x : array-like of shape (M,)
+    curves : dict of str to array-like of shape (M,)
+        Legend text to values.
+    ax : matplotlib Axes or None
+    xlabel, ylabel : str
+    log : bool, default=False
+        Logarithmic horizontal axis (lambda).
+    marker : float or None
+        Draw a vertical line there (the chosen value).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_error_curves([1, 2, 3], {"a": [3, 2, 1], "b": [1, 2, 3]}, marker=2)
+    >>> len(ax.lines)
+    3
+    """
+    x = check_vector(x, "x")
+    if not isinstance(curves, dict) or not curves:
+        raise ValueError(f"curves must be a non-empty dict of label -> values; got {type(curves).__name__}")
+    ax = _axes(ax, figsize=(6, 3.6))
+    for label, values in curves.items():
+        ax.plot(x, check_vector(values, f"curves[{label!r}]", length=x.shape[0]), "o-", markersize=3, linewidth=1.5,
+                label=label)
+    if marker is not None:
+        ax.axvline(float(marker), color="0.4", linestyle=":", linewidth=1.2)
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
+    return ax
+
+
+__all__ += ["plot_legendre_fits", "plot_overfit_map", "plot_error_curves"]

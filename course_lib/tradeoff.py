@@ -260,10 +260,17 @@ def linear_learning_curve(n_values, *, d, sigma, n_datasets, rng=None):
     E_D[E_out] = sigma^2 (1 + tr(S E[(X^T X)^{-1}])), which lies above
     sigma^2 (1 + (d+1)/N) (the inverse is convex) and approaches it as N grows.
 
+    Close to N = d + 1 the averages are ruled by rare data sets whose inputs nearly lie on
+    a hyperplane: there P(smallest eigenvalue of X^T X < t) falls only like t^((N-d)/2), as
+    for Gaussian inputs. So E_D[E_out] is infinite for N = d + 2, and for N <= d + 4 the
+    E_out of single data sets has an infinite variance: the average still converges (for
+    N >= d + 3) but slowly and erratically, and ``e_out_se`` means little. Use N >= d + 5
+    where the standard errors are to be trusted.
+
     Parameters
     ----------
     n_values : array-like of int
-        The sample sizes, each > d + 1.
+        The sample sizes, each > d + 1 (see above for N < d + 5).
     d : int
         Input dimension, >= 1.
     sigma : float

@@ -1299,7 +1299,8 @@ class DichotomyExplorer(_LiveFigure):
     point_dropdown : ipywidgets.Dropdown
         Which point the two sliders move.
     x_slider, y_slider : ipywidgets.FloatSlider
-        Its position (steps of 0.05, so points can be put exactly on a line).
+        Its position (steps of 0.05, so points can be put exactly on a line: the count is made on
+        the grid of the sliders, :meth:`grid_points`).
     labeling_slider : ipywidgets.IntSlider
         Which labeling (tile) the left picture shows.
     model_dropdown : ipywidgets.Dropdown
@@ -1321,6 +1322,8 @@ class DichotomyExplorer(_LiveFigure):
 
     MAX_POINTS = 6
     LIMITS = (-1.05, 1.05)
+    GRID = 0.05
+    """The sliders' step: the points are counted on this grid (see :meth:`grid_points`)."""
 
     def __init__(self, X=None, *, n=4, model="perceptron", rng=None):
         from matplotlib.collections import LineCollection, PolyCollection
@@ -1452,6 +1455,20 @@ class DichotomyExplorer(_LiveFigure):
         self.X[k] = (self.x_slider.value, self.y_slider.value)
         self.draw()
 
+    def grid_points(self):
+        """The points in units of the sliders' step, those on the grid exactly: what the count is made on.
+
+        A slider at 0.35 holds the binary number nearest to 0.35, which is not exactly 7 x 0.05,
+        and 0.35 computed as 7 * 0.05 is yet another number; three points that lie on one line of
+        the grid would, counted as they are stored, usually miss that line by 1e-17 and count as
+        a triangle. Coordinates within 1e-6 of the grid are therefore replaced by whole numbers of
+        steps (scaling all points by one factor changes no dichotomy); the others (points on a
+        circle) are only scaled.
+        """
+        Z = self.X / self.GRID
+        whole = np.round(Z)
+        return np.where(np.abs(Z - whole) < 1e-6, whole, Z)
+
     def _count(self):
         """Which of all labelings the model realises on the current points (recounted only when they change)."""
         from .generalization import all_labelings, dichotomies
@@ -1461,7 +1478,7 @@ class DichotomyExplorer(_LiveFigure):
             n = len(self.X)
             labelings = all_labelings(n)
             weights = 1 << np.arange(n - 1, -1, -1)
-            realised = np.isin(labelings @ weights, dichotomies(self.X, model=key[0]) @ weights)
+            realised = np.isin(labelings @ weights, dichotomies(self.grid_points(), model=key[0]) @ weights)
             self._counted = (key, labelings, realised)
         return self._counted[1], self._counted[2]
 
@@ -1678,7 +1695,9 @@ class BoundingTableExplorer(_LiveFigure):
             proof = (f"α + β = {alpha + beta} ≤ B({N - 1},{k}) = {self.table[N - 1, k]} (the first {N - 1} labels "
                      f"of S<sub>1</sub> and S<sub>2</sub><sup>+</sup> all differ); β = {beta} ≤ B({N - 1},{k - 1}) = "
                      f"{self.table[N - 1, k - 1]} (S<sub>2</sub><sup>+</sup> shatters no {k - 1} of the first "
-                     f"{N - 1} points); so B({N},{k}) ≤ α + 2β = {alpha + 2 * beta}")
+                     f"{N - 1} points); adding them, α + 2β = {alpha + 2 * beta} ≤ B({N - 1},{k}) + B({N - 1},{k - 1}) = "
+                     f"{self.table[N - 1, k] + self.table[N - 1, k - 1]}, for this set and for every set with no {k} "
+                     f"points shattered")
         else:
             proof = "a base case of the recursion"
         self.status.value = (f"step {step} of {len(self.cells)}: <b>B({N}, {k}) = {self.value}</b> "
@@ -1808,6 +1827,7 @@ class BiasVarianceExplorer(_LiveFigure):
     def __init__(self, *, model="line", n=2, n_datasets=4000, rng=None):
         from matplotlib.collections import LineCollection
         from matplotlib.patches import Polygon
+        from matplotlib.ticker import MaxNLocator
 
         from .tradeoff import BIAS_VARIANCE_MODELS, bias_variance
 
@@ -1841,6 +1861,7 @@ class BiasVarianceExplorer(_LiveFigure):
             right.plot(ns, [r.e_in for r in results], "--", color=colours[m], label=f"{m}: $E_{{in}}$")
         self._marker = right.axvline(n, color="black", linewidth=1)
         right.set_ylim(0, 2)
+        right.xaxis.set_major_locator(MaxNLocator(integer=True))          # N is a whole number of points
         right.set_xlabel("N (points per data set)")
         right.set_ylabel("expected squared error")
         right.legend(fontsize=7, loc="upper right")
@@ -1992,3 +2013,555 @@ class CostExplorer(_LiveFigure):
 
 
 __all__ += ["DichotomyExplorer", "BoundingTableExplorer", "VCBoundExplorer", "BiasVarianceExplorer", "CostExplorer"]
+
+
+# --- How can machines learn better? Transforms, overfitting, regularization, validation -------
+
+def _zero_curve(gx, gy, score):
+    """Segments of the curve score = 0 on a grid (none when the score never changes sign)."""
+    if not score.min() < 0 < score.max():
+        return []
+    import contourpy
+
+    return contourpy.contour_generator(gx, gy, score).lines(0.0)
+
+
+class TransformExplorer(_LiveFigure):
+    """The polynomial transform of order Q on 2-D data: a slider for Q, the curve it learns, E_in and E_out.
+
+    For every Q from 1 to ``max_degree`` the widget fits ``linear_classifier`` on
+    ``poly_transform(X, degree=Q)`` once (the minimum-norm fit when there are more features
+    than examples) and shows, for the Q you choose, the learned curve over the training
+    data (left) and where Q sits on the E_in and E_out curves (right, E_out on the test
+    points). The status line gives the number of weights, 1 + d~ = binomial(Q + 2, 2): the
+    VC dimension of the transformed perceptron is at most that.
+
+    Parameters
+    ----------
+    X, y : training points of shape (N, 2) and labels +1 / -1
+    X_test, y_test : fresh points from the same target, for E_out
+    degree : int, default=2
+        The starting Q.
+    max_degree : int, default=8
+
+    Attributes
+    ----------
+    slider : ipywidgets.IntSlider
+    degrees, n_weights, e_in_curve, e_out_curve : ndarray
+        Every Q, its number of weights and the 0/1 errors of its fit.
+    w : ndarray
+        The weights for the current Q.
+    e_in, e_out : float
+
+    Examples
+    --------
+    >>> import course_lib as cl
+    >>> X, y = cl.make_circle_data(40, rng=0)
+    >>> Xt, yt = cl.make_circle_data(300, rng=1)
+    >>> box = TransformExplorer(X, y, Xt, yt, max_degree=6)
+    >>> box.slider.value = 6
+    >>> len(box.w), box.e_in == cl.error_rate(box.w, cl.poly_transform(X, degree=6), y)
+    (28, True)
+    """
+
+    def __init__(self, X, y, X_test, y_test, *, degree=2, max_degree=8):
+        from matplotlib.collections import LineCollection
+
+        from ._validation import check_int
+        from .regression import linear_classifier, poly_transform
+
+        P = plotting._points_2d(X)
+        y = check_labels(y, "y", n_samples=P.shape[0])
+        Pt = plotting._points_2d(X_test)
+        y_test = check_labels(y_test, "y_test", n_samples=Pt.shape[0])
+        max_degree = check_int(max_degree, "max_degree", minimum=1)
+        if max_degree > 12:
+            raise ValueError(f"max_degree must be at most 12 (binomial(14, 2) = 91 weights); got {max_degree}")
+        degree = check_int(degree, "degree", minimum=1)
+        if degree > max_degree:
+            raise ValueError(f"degree must be between 1 and max_degree = {max_degree}; got {degree}")
+        super().__init__(figsize=(9.6, 4.0), ncols=2)
+        g = np.linspace(-1.05, 1.05, 120)
+        self._gx, self._gy = np.meshgrid(g, g)
+        grid = np.column_stack([self._gx.ravel(), self._gy.ravel()])
+        self.degrees = np.arange(1, max_degree + 1)
+        self._weights, self._curves = [], []
+        e_in, e_out, n_weights = [], [], []
+        for q in self.degrees:
+            Z = poly_transform(P, degree=int(q))
+            w = linear_classifier(Z, y)
+            self._weights.append(w)
+            e_in.append(error_rate(w, Z, y))
+            e_out.append(error_rate(w, poly_transform(Pt, degree=int(q)), y_test))
+            n_weights.append(len(w))
+            self._curves.append(_zero_curve(self._gx, self._gy, (poly_transform(grid, degree=int(q)) @ w)
+                                            .reshape(self._gx.shape)))
+        self.e_in_curve, self.e_out_curve, self.n_weights = np.array(e_in), np.array(e_out), np.array(n_weights)
+        self.n_examples = len(y)
+        self.slider = _slider(widgets.IntSlider, value=degree, min=1, max=max_degree, description="order Q")
+        left, right = self.axes
+        plotting.plot_data(P, y, ax=left)
+        self._curve = LineCollection([], colors="black", linewidths=1.8, label="learned curve")
+        left.add_collection(self._curve, autolim=False)
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.19), ncol=3)
+        right.plot(self.degrees, self.e_in_curve, "o-", ms=3, color="tab:blue", label="$E_{in}$")
+        right.plot(self.degrees, self.e_out_curve, "s-", ms=3, color="tab:red", label="$E_{out}$ (test points)")
+        self._marker = right.axvline(degree, color="black", linewidth=1)
+        right.set_xlabel("order Q of the polynomial transform")
+        right.set_ylabel("0/1 error")
+        right.set_ylim(0, max(0.55, float(self.e_out_curve.max()) + 0.05))
+        right.legend(fontsize=8, loc="upper right")
+        self.fig.subplots_adjust(left=0.06, right=0.98, bottom=0.3, top=0.92, wspace=0.28)
+        self._moving(self._curve, self._marker, left.title, right.title)
+        self.slider.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.slider, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Show the fit of the current order Q."""
+        k = int(self.slider.value) - 1
+        q, n_w = int(self.degrees[k]), int(self.n_weights[k])
+        self.w = self._weights[k]
+        self.e_in, self.e_out = float(self.e_in_curve[k]), float(self.e_out_curve[k])
+        self._curve.set_segments(self._curves[k])
+        self._marker.set_xdata([q, q])
+        self.axes[0].set_title(f"Q = {q}: {n_w} weights for {self.n_examples} examples", fontsize=10)
+        self.axes[1].set_title(f"E_in = {self.e_in:.2f}, E_out = {self.e_out:.2f}", fontsize=10)
+        self._render()
+        self.status.value = (
+            f"Q = <b>{q}</b>: 1 + d̃ = <b>{n_w}</b> weights (the VC dimension of the transformed perceptron is at "
+            f"most {n_w}); E<sub>in</sub> = <b>{self.e_in:.3f}</b>, E<sub>out</sub> = <b>{self.e_out:.3f}</b>"
+        )
+
+
+class OverfittingExplorer(_LiveFigure):
+    """The overfitting experiment on one data set: sliders for N, the noise sigma^2 and the target's degree Q_f.
+
+    A random Legendre target of degree Q_f (:func:`course_lib.legendre_target`), N noisy
+    examples of it, and the least-squares fits of degree 2 and 10 (g_2 and g_10), with
+    their E_in and exact E_out. Moving a slider keeps the same random numbers (the first N
+    inputs and noise values, the first Q_f + 1 coefficients), so you watch one data set
+    change; the button draws new ones.
+
+    Parameters
+    ----------
+    n : int, default=15
+    noise_variance : float, default=0.25
+    target_degree : int, default=10
+    max_n : int, default=100
+    rng : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    n_slider, noise_slider, degree_slider : ipywidgets sliders
+    new_button : ipywidgets.Button
+    x, y, target : the current data and target coefficients
+    w : dict
+        ``{2: w_2, 10: w_10}``, the fits' weights on the normalised Legendre features.
+    e_in, e_out : dict
+        Their errors.
+
+    Examples
+    --------
+    >>> box = OverfittingExplorer(n=40, noise_variance=0.0, target_degree=2, rng=0)
+    >>> bool(box.e_out[2] < 1e-12 and box.e_out[10] < 1e-12)      # both learn a quadratic exactly
+    True
+    >>> box.noise_slider.value = 1.0
+    >>> bool(box.e_in[10] <= box.e_in[2])
+    True
+    """
+
+    DEGREES = (2, 10)
+
+    def __init__(self, *, n=15, noise_variance=0.25, target_degree=10, max_n=100, rng=None):
+        from ._validation import check_int, check_real
+
+        max_n = check_int(max_n, "max_n", minimum=5)
+        n = check_int(n, "n", minimum=3)
+        if n > max_n:
+            raise ValueError(f"n must be at most max_n = {max_n}; got {n}")
+        noise_variance = check_real(noise_variance, "noise_variance", low=0.0, high=2.0)
+        target_degree = check_int(target_degree, "target_degree", minimum=0)
+        if target_degree > 50:
+            raise ValueError(f"target_degree must be at most 50; got {target_degree}")
+        super().__init__(figsize=(6.4, 4.2))
+        self.rng = np.random.default_rng(rng)
+        self.max_n = max_n
+        self.n_slider = _slider(widgets.IntSlider, value=n, min=3, max=max_n, description="N")
+        self.noise_slider = _slider(widgets.FloatSlider, value=noise_variance, min=0.0, max=2.0, step=0.05,
+                                    description="σ² (noise)")
+        self.degree_slider = _slider(widgets.IntSlider, value=target_degree, min=0, max=50, description="Q_f (target)")
+        self.new_button = widgets.Button(description="new data set", layout=widgets.Layout(width="140px"))
+        self._grid = np.linspace(-1.0, 1.0, 300)
+        from .overfitting import legendre_features
+
+        self._grid_features = legendre_features(self._grid, 50)
+        ax = self.ax
+        ax.set_xlim(-1.05, 1.05)
+        ax.set_ylim(-3.0, 3.0)
+        ax.set_xlabel("$x$")
+        ax.set_ylabel("$y$")
+        (self._target_line,) = ax.plot([], [], color="tab:green", linewidth=2.2, label="target $f$")
+        (self._g2,) = ax.plot([], [], color="tab:blue", linewidth=1.6, label="$g_2$ (degree 2)")
+        (self._g10,) = ax.plot([], [], color="tab:red", linewidth=1.6, label="$g_{10}$ (degree 10)")
+        self._points = ax.scatter([], [], s=22, color="black", zorder=3, label="data")
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        self.fig.subplots_adjust(left=0.1, right=0.72, bottom=0.13, top=0.92)
+        self._moving(self._target_line, self._g2, self._g10, self._points, ax.title)
+        self._redraw_numbers()
+        for control in (self.n_slider, self.noise_slider, self.degree_slider):
+            control.observe(lambda _: self.draw(), names="value")
+        self.new_button.on_click(lambda _: (self._redraw_numbers(), self.draw()))
+        controls = widgets.VBox([self.n_slider, self.noise_slider, self.degree_slider, self.new_button])
+        self.widget = widgets.VBox([controls, self.image, self.status])
+        self.draw()
+
+    def _redraw_numbers(self):
+        self._a = self.rng.standard_normal(51)
+        self._x = self.rng.uniform(-1.0, 1.0, size=self.max_n)
+        self._eps = self.rng.standard_normal(self.max_n)
+
+    def draw(self):
+        """Refit on the data the sliders describe and redraw."""
+        from .overfitting import _target_coefficients, legendre_features, legendre_out_of_sample_error
+        from .regression import linear_regression
+
+        n, sigma2, qf = int(self.n_slider.value), float(self.noise_slider.value), int(self.degree_slider.value)
+        self.target = _target_coefficients(self._a[:qf + 1])
+        self.x = self._x[:n]
+        F = legendre_features(self.x, max(qf, 10))
+        self.y = F[:, :qf + 1] @ self.target + np.sqrt(sigma2) * self._eps[:n]
+        self.w, self.e_in, self.e_out = {}, {}, {}
+        for q in self.DEGREES:
+            w = linear_regression(F[:, :q + 1], self.y)
+            self.w[q] = w
+            self.e_in[q] = float(np.mean((F[:, :q + 1] @ w - self.y) ** 2))
+            self.e_out[q] = legendre_out_of_sample_error(w, self.target, noise_variance=sigma2)
+        G = self._grid_features
+        self._target_line.set_data(self._grid, G[:, :qf + 1] @ self.target)
+        self._g2.set_data(self._grid, G[:, :3] @ self.w[2])
+        self._g10.set_data(self._grid, G[:, :11] @ self.w[10])
+        self._points.set_offsets(np.column_stack([self.x, self.y]))
+        gap = self.e_out[10] - self.e_out[2]
+        self.ax.set_title(f"N = {n}, σ² = {sigma2:.2f}, Q_f = {qf}: "
+                          f"E_out(g_10) − E_out(g_2) = {gap:+.3g}", fontsize=9)
+        self._render()
+        self.status.value = (
+            f"g<sub>2</sub>: E<sub>in</sub> = {self.e_in[2]:.3f}, E<sub>out</sub> = <b>{self.e_out[2]:.3g}</b>; "
+            f"g<sub>10</sub>: E<sub>in</sub> = {self.e_in[10]:.3f}, E<sub>out</sub> = <b>{self.e_out[10]:.3g}</b> "
+            f"({'g_10 overfits: it did worse' if gap > 0 else 'g_10 did better'} on new data)"
+        )
+
+
+class RegularizationExplorer(_LiveFigure):
+    """Weight decay (or the L1 regularizer) on a Legendre fit: a slider for lambda, the fit, E_in, E_out, d_eff.
+
+    Fits the polynomial of degree ``degree`` on :func:`course_lib.legendre_features` to
+    the data for every lambda of the slider once (the weight-decay path; the L1 fits by
+    :func:`course_lib.l1_regression`) and shows, for the current lambda and regularizer,
+    the fit over the data (left) and where lambda sits on the E_in and exact E_out curves
+    (right). The status line gives the effective number of parameters d_eff(lambda) of
+    weight decay and the number of weights the L1 fit keeps.
+
+    Parameters
+    ----------
+    x, y : array-like of shape (N,)
+        The examples (one input in [-1, 1]).
+    target : array-like
+        The target's Legendre coefficients (for E_out and the picture).
+    degree : int, default=15
+    noise_variance : float, default=0.0
+        sigma^2 of the data's noise, for E_out.
+    lam : float, default=1e-4
+        The starting lambda.
+    exponents : (float, float, float), default=(-6, 2, 0.25)
+        lambda runs over 10**min ... 10**max in steps of ``step`` in the exponent.
+
+    Attributes
+    ----------
+    slider : ipywidgets.FloatLogSlider
+    penalty_buttons : ipywidgets.ToggleButtons
+        "L2 (weight decay)" or "L1".
+    lambdas : ndarray
+    curves : dict
+        ``{"L2": (e_in, e_out), "L1": (e_in, e_out)}`` over ``lambdas``.
+    d_eff_curve : ndarray
+        d_eff(lambda) of weight decay.
+    w : ndarray
+        The current weights.
+
+    Examples
+    --------
+    >>> import course_lib as cl
+    >>> b = cl.legendre_target(10, rng=0)
+    >>> x, y = cl.make_legendre_data(30, b, noise_variance=0.5, rng=1)
+    >>> box = RegularizationExplorer(x, y, b, degree=10, noise_variance=0.5)
+    >>> box.slider.value = 1.0
+    >>> bool(np.allclose(box.w, cl.linear_regression(cl.legendre_features(x, 10), y, weight_decay=1.0)))
+    True
+    """
+
+    PENALTIES = ("L2 (weight decay)", "L1")
+
+    def __init__(self, x, y, target, *, degree=15, noise_variance=0.0, lam=1e-4, exponents=(-6, 2, 0.25)):
+        from ._validation import check_int, check_real, check_vector
+        from .overfitting import legendre_features, legendre_out_of_sample_error
+        from .regularization import d_eff, l1_regression, weight_decay_path
+
+        x = check_vector(x, "x")
+        y = check_vector(y, "y", length=x.shape[0])
+        self.target = check_vector(target, "target")
+        degree = check_int(degree, "degree", minimum=0)
+        sigma2 = check_real(noise_variance, "noise_variance", low=0.0)
+        lo, hi, step = (float(v) for v in exponents)
+        if not (hi > lo and step > 0):
+            raise ValueError(f"exponents must be (min, max, step) with max > min and step > 0; got {exponents!r}")
+        super().__init__(figsize=(9.6, 4.0), ncols=2)
+        self.x, self.y, self.degree = x, y, degree
+        Z = legendre_features(x, degree)
+        self.lambdas = 10.0 ** np.arange(lo, hi + step / 2, step)
+        self._weights = {"L2": weight_decay_path(Z, y, self.lambdas),
+                         "L1": np.array([l1_regression(Z, y, penalty=lam_, tol=1e-8) for lam_ in self.lambdas])}
+        self.curves = {}
+        for name, W in self._weights.items():
+            e_in = np.mean((W @ Z.T - y) ** 2, axis=1)
+            e_out = legendre_out_of_sample_error(W, self.target, noise_variance=sigma2)
+            self.curves[name] = (e_in, np.atleast_1d(e_out))
+        self.d_eff_curve = d_eff(Z, self.lambdas)
+        start = float(self.lambdas[np.argmin(np.abs(np.log10(self.lambdas) - np.log10(lam)))])
+        self.slider = _slider(widgets.FloatLogSlider, value=start, base=10, min=lo, max=hi, step=step,
+                              description="λ", readout_format=".1e")
+        self.penalty_buttons = widgets.ToggleButtons(options=self.PENALTIES, value=self.PENALTIES[0],
+                                                     description="regularizer", style=SLIDER_STYLE)
+        left, right = self.axes
+        self._grid = np.linspace(-1.0, 1.0, 300)
+        self._G = legendre_features(self._grid, max(degree, len(self.target) - 1))
+        left.scatter(x, y, s=22, color="black", zorder=3, label="data")
+        left.plot(self._grid, self._G[:, :len(self.target)] @ self.target, color="tab:green", linewidth=2.2,
+                  label="target $f$")
+        (self._fit,) = left.plot([], [], color="tab:red", linewidth=1.6, label=f"fit of degree {degree}")
+        spread = float(np.ptp(y)) or 1.0
+        left.set_xlim(-1.05, 1.05)
+        left.set_ylim(float(y.min()) - 0.5 * spread, float(y.max()) + 0.5 * spread)
+        left.set_xlabel("$x$")
+        left.set_ylabel("$y$")
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.19), ncol=3)
+        (self._e_in,) = right.plot([], [], "o-", ms=2.5, color="tab:blue", label="$E_{in}$")
+        (self._e_out,) = right.plot([], [], "s-", ms=2.5, color="tab:red", label="$E_{out}$")
+        self._marker = right.axvline(start, color="black", linewidth=1)
+        right.set_xscale("log")
+        right.set_yscale("log")
+        everything = np.concatenate([c for pair in self.curves.values() for c in pair])
+        right.set_xlim(self.lambdas[0], self.lambdas[-1])
+        right.set_ylim(max(float(everything.min()) * 0.5, 1e-4), float(everything.max()) * 2.0)
+        right.set_xlabel("λ")
+        right.set_ylabel("squared error")
+        right.legend(fontsize=8, loc="upper left")
+        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.3, top=0.92, wspace=0.28)
+        self._moving(self._fit, self._e_in, self._e_out, self._marker, left.title, right.title)
+        self.slider.observe(lambda _: self.draw(), names="value")
+        self.penalty_buttons.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.penalty_buttons, self.slider, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Show the fit for the current lambda and regularizer."""
+        name = "L2" if self.penalty_buttons.value == self.PENALTIES[0] else "L1"
+        k = int(np.argmin(np.abs(np.log10(self.lambdas) - np.log10(self.slider.value))))
+        lam = float(self.lambdas[k])
+        self.w = self._weights[name][k]
+        e_in, e_out = self.curves[name]
+        self.e_in, self.e_out = float(e_in[k]), float(e_out[k])
+        self._fit.set_data(self._grid, self._G[:, :self.degree + 1] @ self.w)
+        self._e_in.set_data(self.lambdas, e_in)
+        self._e_out.set_data(self.lambdas, e_out)
+        self._marker.set_xdata([lam, lam])
+        kept = int(np.count_nonzero(self.w))
+        self.axes[0].set_title(f"{name}, λ = {lam:.1e}: {kept} of {len(self.w)} weights nonzero", fontsize=10)
+        self.axes[1].set_title(f"E_in = {self.e_in:.3g}, E_out = {self.e_out:.3g}", fontsize=10)
+        self._render()
+        size = f"d<sub>eff</sub>(λ) = <b>{self.d_eff_curve[k]:.2f}</b> of {len(self.w)}" if name == "L2" else \
+            f"<b>{kept}</b> of {len(self.w)} weights are not 0"
+        self.status.value = (
+            f"{name}, λ = <b>{lam:.1e}</b>: E<sub>in</sub> = <b>{self.e_in:.4f}</b>, "
+            f"E<sub>out</sub> = <b>{self.e_out:.4f}</b>; {size}; ‖w‖ = {np.linalg.norm(self.w):.3g}"
+        )
+
+
+class ValidationExplorer(_LiveFigure):
+    """Model selection by validation: a slider for the validation set's size K, the errors of the chosen model.
+
+    Runs :func:`course_lib.validation.validation_experiment` once for every K and shows,
+    averaged over the runs, the validation error of the chosen model g_m*^- (trained on
+    N - K examples), its E_out, and the E_out of the same choice retrained on all N
+    examples (left), with the current K marked; and how often each model was chosen at
+    that K (right). The gap E_out(g_m*^-) - E_val(g_m*^-) is the optimistic bias of the
+    choice.
+
+    Parameters
+    ----------
+    n : int, default=100
+    degrees : sequence of int, default=range(11)
+        The candidate models H_Q.
+    target_degree : int, default=10
+    noise_variance : float, default=0.5
+    k : int, default=20
+        The starting K.
+    n_runs : int, default=300
+    rng : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    slider : ipywidgets.IntSlider
+    curves : ValidationCurves
+    bias : float
+        E_out(g_m*^-) - E_val(g_m*^-) at the current K.
+
+    Examples
+    --------
+    >>> box = ValidationExplorer(n=25, degrees=[1, 2, 3], target_degree=3, n_runs=50, rng=0)
+    >>> box.slider.value = 5
+    >>> int(box.curves.chosen[box.slider.value - 1].sum())
+    50
+    """
+
+    def __init__(self, *, n=100, degrees=tuple(range(11)), target_degree=10, noise_variance=0.5, k=20, n_runs=300,
+                 rng=None):
+        from ._validation import check_int
+        from .validation import validation_experiment
+
+        n = check_int(n, "n", minimum=3)
+        sizes = np.arange(1, n - 1)
+        k = check_int(k, "k", minimum=1)
+        if k > n - 2:
+            raise ValueError(f"k must be between 1 and n - 2 = {n - 2}; got {k}")
+        self.curves = validation_experiment(n, sizes, degrees=degrees, target_degree=target_degree,
+                                            noise_variance=noise_variance, n_runs=n_runs, rng=rng)
+        self.n = n
+        self.degrees = list(np.atleast_1d(degrees).tolist())
+        super().__init__(figsize=(9.6, 4.0), ncols=2)
+        self.slider = _slider(widgets.IntSlider, value=k, min=1, max=n - 2, description="K (validation)")
+        left, right = self.axes
+        c = self.curves
+        left.plot(c.sizes, c.e_val, "o-", ms=2, color="tab:blue", label="$E_{val}(g^-_{m^*})$")
+        left.plot(c.sizes, c.e_out_minus, "s-", ms=2, color="tab:red", label="$E_{out}(g^-_{m^*})$")
+        left.plot(c.sizes, c.e_out, "^-", ms=2, color="tab:purple", label="$E_{out}(g_{m^*})$, retrained on all N")
+        left.axhline(float(c.e_out_best[0]), color="tab:grey", linestyle=":", label="best model in hindsight")
+        self._marker = left.axvline(k, color="black", linewidth=1)
+        values = np.concatenate([c.e_val, c.e_out_minus, c.e_out])
+        if values.max() > 10 * values.min():
+            left.set_yscale("log")
+        left.set_xlabel(f"validation set size K (of N = {n})")
+        left.set_ylabel("mean squared error")
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.19), ncol=2)
+        self._bars = right.bar([str(q) for q in self.degrees], np.zeros(len(self.degrees)), color="tab:blue")
+        right.set_ylim(0, 1.0)
+        right.set_xlabel("degree Q of the chosen model")
+        right.set_ylabel("share of the runs")
+        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.34, top=0.92, wspace=0.25)
+        self._moving(self._marker, *self._bars, left.title, right.title)
+        self.slider.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.slider, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Show the errors and the choices at the current K."""
+        k = int(self.slider.value)
+        i = k - 1
+        c = self.curves
+        share = c.chosen[i] / c.chosen[i].sum()
+        for bar, h in zip(self._bars, share, strict=True):
+            bar.set_height(h)
+        self._marker.set_xdata([k, k])
+        self.bias = float(c.e_out_minus[i] - c.e_val[i])
+        self.axes[0].set_title(f"K = {k}: optimistic bias E_out − E_val = {self.bias:.3g}", fontsize=10)
+        self.axes[1].set_title(f"models chosen at K = {k}", fontsize=10)
+        self._render()
+        self.status.value = (
+            f"K = <b>{k}</b>: the chosen model's E<sub>val</sub> = <b>{c.e_val[i]:.3g}</b>, its E<sub>out</sub> = "
+            f"<b>{c.e_out_minus[i]:.3g}</b> (trained on N − K = {self.n - k}), retrained on all N: "
+            f"E<sub>out</sub> = <b>{c.e_out[i]:.3g}</b>; the best model in hindsight: {c.e_out_best[i]:.3g}"
+        )
+
+
+class SnoopingExplorer(_LiveFigure):
+    """Data snooping: features chosen on all the data before cross-validation, against choosing them honestly.
+
+    For every number of (pure-noise) features d of the slider, runs
+    :func:`course_lib.validation.snooping_experiment` once and shows the histograms of the
+    cross-validation estimates over the data sets, with the true E_out = 1/2 marked.
+
+    Parameters
+    ----------
+    n : int, default=40
+    features : sequence of int, default=(5, 10, 20, 50, 100, 200, 500, 1000)
+        The values of d the slider offers.
+    n_selected : int, default=5
+    folds : int, default=5
+    n_sets : int, default=100
+    rng : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    slider : ipywidgets.SelectionSlider
+    results : dict
+        d -> SnoopingResult.
+    snooped, honest : float
+        The mean estimates at the current d.
+
+    Examples
+    --------
+    >>> box = SnoopingExplorer(features=(5, 200), n_sets=40, rng=0)
+    >>> box.slider.value = 200
+    >>> bool(box.snooped < box.honest)
+    True
+    """
+
+    def __init__(self, *, n=40, features=(5, 10, 20, 50, 100, 200, 500, 1000), n_selected=5, folds=5, n_sets=100,
+                 rng=None):
+        from .validation import snooping_experiment
+
+        features = [int(d) for d in features]
+        if not features or min(features) < n_selected:
+            raise ValueError(f"features must be numbers of features d >= n_selected = {n_selected}; got {features!r}")
+        gen = np.random.default_rng(rng)
+        self.results = {d: snooping_experiment(n, d, n_selected=n_selected, folds=folds, n_sets=n_sets, rng=gen)
+                        for d in features}
+        super().__init__(figsize=(6.4, 3.8))
+        self.slider = widgets.SelectionSlider(options=features, value=features[-1], description="features d",
+                                              layout=widgets.Layout(**SLIDER_LAYOUT), style=SLIDER_STYLE)
+        ax = self.ax
+        self._edges = np.linspace(0.0, 1.0, 21)
+        self._snooped = ax.stairs(np.zeros(20), self._edges, fill=True, alpha=0.45, color="tab:red",
+                                  label="features chosen on all the data")
+        self._honest = ax.stairs(np.zeros(20), self._edges, fill=True, alpha=0.45, color="tab:blue",
+                                 label="chosen inside every training part")
+        ax.axvline(0.5, color="black", linestyle="--", linewidth=1.2, label="true $E_{out}$ = 0.5")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, n_sets * 0.6)
+        ax.set_xlabel("cross-validation estimate $E_{cv}$")
+        ax.set_ylabel("data sets")
+        ax.legend(fontsize=7, loc="upper right")
+        self.fig.subplots_adjust(left=0.11, right=0.97, bottom=0.14, top=0.9)
+        self._moving(self._snooped, self._honest, ax.title)
+        self.slider.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.slider, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Show the two histograms for the current number of features."""
+        d = int(self.slider.value)
+        r = self.results[d]
+        self._snooped.set_data(np.histogram(r.snooped, self._edges)[0])
+        self._honest.set_data(np.histogram(r.honest, self._edges)[0])
+        self.snooped, self.honest = float(r.snooped.mean()), float(r.honest.mean())
+        self.ax.set_title(f"d = {d} noise features, labels random: no classifier beats 0.5", fontsize=10)
+        self._render()
+        self.status.value = (
+            f"d = <b>{d}</b>: mean E<sub>cv</sub> with the features chosen on all the data: <b>{self.snooped:.3f}</b>; "
+            f"with the choice made inside each training part: <b>{self.honest:.3f}</b>; the truth: 0.5"
+        )
+
+
+__all__ += ["TransformExplorer", "OverfittingExplorer", "RegularizationExplorer", "ValidationExplorer",
+            "SnoopingExplorer"]

@@ -512,6 +512,25 @@ def test_dichotomy_explorer_counts_what_the_lp_counts_as_points_move():
     assert "leaves every −1 point out" in box.status.value
 
 
+def test_dichotomy_explorer_counts_points_put_on_a_grid_line_as_collinear():
+    # 0.35 typed on a slider and 7 * 0.05 are different floats, and neither is 7/20: counted as stored, three points
+    # on one line of the sliders' grid would miss it by 1e-17 and count as a triangle (8 labelings)
+    assert cl.count_dichotomies([[7 * 0.05, 0.75], [0.6, 0.9], [-0.4, 0.3]]) == 8
+    box = W.DichotomyExplorer([[7 * 0.05, 0.75], [12 * 0.05, 0.9], [-0.55, -0.15]])
+    assert box.count == 8
+    box.point_dropdown.value = 2
+    for x, y in [(-0.4, 0.3), (0.1, 0.6), (-0.9, 0.0)]:                  # on the line through points 0 and 1
+        box.x_slider.value, box.y_slider.value = x, y
+        assert box.count == 6 == lp_count(np.round(box.X / 0.05))
+    box.x_slider.value = 0.35                                          # the same x1 as point 0, typed
+    box.point_dropdown.value = 1
+    box.x_slider.value = 0.35
+    assert box.count == 6 and np.array_equal(box.grid_points()[:, 0], [7, 7, 7])
+    box.arrangement.value = "on a circle"                              # off the grid: only scaled
+    box.new_button.click()
+    assert box.count == 8 and np.allclose(box.grid_points(), box.X / 0.05)
+
+
 def test_dichotomy_explorer_picture_after_moves_is_the_picture_of_a_fresh_one():
     box = W.DichotomyExplorer([[-0.5, -0.5], [0.5, -0.5], [0.0, 0.5]])
     box.point_dropdown.value = 1
@@ -537,6 +556,7 @@ def test_bounding_table_explorer_steps_through_the_recursion():
             beta = sum(math.comb(N - 1, i) for i in range(k - 1))
             assert f"α + β = {alpha + beta} ≤ B({N - 1},{k})" in box.status.value
             assert f"β = {beta} ≤ B({N - 1},{k - 1})" in box.status.value
+            assert f"α + 2β = {alpha + 2 * beta} ≤ B({N - 1},{k}) + B({N - 1},{k - 1})" in box.status.value
     box.next_button.click()
     assert box.slider.value == box.slider.max
     png = box.image.value
@@ -585,3 +605,89 @@ def test_cost_explorer_counts_the_mistakes_of_the_weighted_pocket():
         assert f"{cl.weighted_error(h, y, cost=matrix):.3f}" in box.status.value
         accepts[ratio], rejects[ratio] = box.false_accepts, box.false_rejects
     assert accepts[1000] < accepts[1] and rejects[0.1] < rejects[1000]
+
+
+# --- the widgets of the lectures on learning better (07-*) ------------------------------------------
+
+def test_transform_explorer_fits_what_scikit_learns_polynomial_features_fit():
+    from sklearn.preprocessing import PolynomialFeatures
+
+    X, y = cl.make_circle_data(40, rng=3)
+    Xt, yt = cl.make_circle_data(400, rng=4)
+    box = cl.widgets.TransformExplorer(X, y, Xt, yt, max_degree=5)
+    for q in (1, 3, 5):
+        png = box.image.value
+        box.slider.value = q
+        assert box.image.value != png or q == 2
+        F, Ft = PolynomialFeatures(q).fit_transform(X), PolynomialFeatures(q).fit_transform(Xt)   # another column order
+        w = np.linalg.lstsq(F, y, rcond=None)[0]
+        assert box.e_in == np.mean(np.where(F @ w > 0, 1.0, -1.0) != y)
+        assert box.e_out == np.mean(np.where(Ft @ w > 0, 1.0, -1.0) != yt)
+        assert len(box.w) == F.shape[1] == (q + 1) * (q + 2) // 2
+        assert f"<b>{len(box.w)}</b> weights" in box.status.value and f"<b>{box.e_in:.3f}</b>" in box.status.value
+
+
+def test_overfitting_explorer_keeps_its_data_as_sliders_move_and_reports_exact_errors():
+    from numpy.polynomial import legendre as npleg
+
+    box = cl.widgets.OverfittingExplorer(n=20, noise_variance=0.5, target_degree=8, rng=5)
+    x20 = box.x.copy()
+    box.n_slider.value = 30
+    np.testing.assert_array_equal(box.x[:20], x20)                  # the same inputs, ten more
+    nodes, weights = npleg.leggauss(60)
+    f = cl.legendre_features(nodes, 8) @ box.target
+    for q in (2, 10):
+        F = cl.legendre_features(box.x, q)
+        w = np.linalg.lstsq(F, box.y, rcond=None)[0]
+        np.testing.assert_allclose(box.w[q], w, rtol=1e-8, atol=1e-10)
+        exact = weights @ (cl.legendre_features(nodes, q) @ w - f) ** 2 / 2 + 0.5
+        assert box.e_out[q] == pytest.approx(exact, rel=1e-9)
+    assert f"{box.e_out[2]:.3g}" in box.status.value
+    old = box.x.copy()
+    box.new_button.click()
+    assert not np.array_equal(box.x, old)
+
+
+def test_regularization_explorer_matches_ridge_and_lasso():
+    from sklearn.linear_model import Lasso, Ridge
+
+    b = cl.legendre_target(10, rng=6)
+    x, y = cl.make_legendre_data(30, b, noise_variance=0.5, rng=7)
+    Z = cl.legendre_features(x, 12)
+    box = cl.widgets.RegularizationExplorer(x, y, b, degree=12, noise_variance=0.5, exponents=(-4, 2, 0.5))
+    for lam in (1e-3, 0.1, 10.0):
+        box.slider.value = lam
+        np.testing.assert_allclose(box.w, Ridge(alpha=lam, fit_intercept=False, solver="svd").fit(Z, y).coef_,
+                                   rtol=1e-7, atol=1e-9)
+        trace = np.trace(Z @ np.linalg.solve(Z.T @ Z + lam * np.eye(13), Z.T))
+        assert f"<b>{trace:.2f}</b>" in box.status.value
+    box.penalty_buttons.value = "L1"
+    box.slider.value = 1.0
+    ref = Lasso(alpha=1.0 / 60, fit_intercept=False, tol=1e-12, max_iter=1_000_000).fit(Z, y).coef_
+    np.testing.assert_allclose(box.w, ref, atol=1e-5)
+    assert f"<b>{np.count_nonzero(box.w)}</b> of 13 weights are not 0" in box.status.value
+
+
+def test_validation_explorer_shows_the_experiment_at_every_k():
+    box = cl.widgets.ValidationExplorer(n=30, degrees=[0, 1, 2, 4], target_degree=4, k=5, n_runs=60, rng=8)
+    ref = cl.validation_experiment(30, np.arange(1, 29), degrees=[0, 1, 2, 4], target_degree=4, noise_variance=0.5,
+                                   n_runs=60, rng=8)
+    np.testing.assert_allclose(box.curves.e_val, ref.e_val)
+    for k in (1, 12, 28):
+        box.slider.value = k
+        assert box.bias == pytest.approx(ref.e_out_minus[k - 1] - ref.e_val[k - 1])
+        heights = [bar.get_height() for bar in box._bars]
+        assert sum(heights) == pytest.approx(1.0)
+        assert f"N − K = {30 - k}" in box.status.value
+
+
+def test_snooping_explorer_shows_the_experiment_for_each_number_of_features():
+    box = cl.widgets.SnoopingExplorer(features=(5, 50), n_sets=30, rng=9)
+    gen = np.random.default_rng(9)
+    refs = {d: cl.validation.snooping_experiment(40, d, n_sets=30, rng=gen) for d in (5, 50)}
+    for d in (5, 50):
+        box.slider.value = d
+        assert box.snooped == pytest.approx(refs[d].snooped.mean()) and box.honest == pytest.approx(refs[d].honest.mean())
+        assert f"<b>{box.snooped:.3f}</b>" in box.status.value
+    with pytest.raises(ValueError, match="features must be numbers of features d >= n_selected"):
+        cl.widgets.SnoopingExplorer(features=(3,))

@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grading.engine import Session
 from grading.judge import run_test_cell
+from grading.limits import GradingLimits
 from grading.sandbox import Sandbox
+from grading.session import Session
 from grading.wire import WireError, decode, dumps, encode, loads
 
 
@@ -47,7 +48,7 @@ def test_malformed_generators_are_refused(bad):
 def session(tmp_path):
     box = Sandbox()
     box.check()
-    s = Session(tmp_path, sandbox=box, replay_timeout=30)
+    s = Session(tmp_path, sandbox=box, limits=GradingLimits(replay_timeout=30))
     s.start()
     yield s
     s.close()

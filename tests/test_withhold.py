@@ -10,6 +10,7 @@ import pytest
 from grading_helpers import ROOT
 
 from grading.engine import execute_submission
+from grading.limits import GradingLimits
 from grading.withhold import FILE, message, parse_withheld, withheld_copy, withheld_names
 
 ASSIGNMENT = "ps1_perceptron"
@@ -60,8 +61,9 @@ def _run(answer, *extra, withheld=WITHHELD):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(answer), *extra,
                                          nbformat.v4.new_code_cell(TEST, metadata={"nbgrader": META})])
     done, report = execute_submission(nb, files={"helper.py": HELPER}, tests={"pla-test": TEST},
-                                      assignment=ASSIGNMENT, student="s", withheld=withheld, timeout=30)
-    return done.cells[-1], report["cells"][-1]["outcome"]
+                                      assignment=ASSIGNMENT, student="s", withheld=withheld,
+                                      limits=GradingLimits(timeout=30))
+    return done.cells[-1], report.cells[-1].outcome.value
 
 
 def test_the_list_of_ps1_names_its_exercises():
@@ -331,6 +333,26 @@ def separable(y):
     except NotSeparableError:
         return False
 assert separable([1.0, 1.0, -1.0]) and not separable([1.0, -1.0, 1.0])
+'''),
+    "ps7_validation: weight_decay by the stacked fits of the Legendre experiment, on centred data": (
+        "ps7_validation", "_fit_runs", '''
+import numpy as np
+from course_lib.overfitting import _fit_runs
+rng = np.random.default_rng(14)
+F = rng.normal(size=(30, 3)) + 2.0
+y = 5.0 + F @ [1.0, -2.0, 0.5] + rng.normal(size=30)
+Fc, yc = F - F.mean(axis=0), y - y.mean()
+slopes = _fit_runs(Fc[None], yc[None], 3.0)[0]
+w = np.concatenate([[y.mean() - F.mean(axis=0) @ slopes], slopes])
+Z = np.column_stack([np.ones(30), F])
+assert np.allclose(w, np.linalg.solve(Z.T @ Z + 3.0 * np.diag([0.0, 1.0, 1.0, 1.0]), Z.T @ y))
+'''),
+    "ps7_validation: make_folds by fold_indices with a generator": ("ps7_validation", "fold_indices", '''
+import numpy as np
+from course_lib.validation import fold_indices
+folds = fold_indices(23, 5, rng=np.random.default_rng(3))
+assert sorted(np.concatenate(folds).tolist()) == list(range(23))
+assert max(map(len, folds)) - min(map(len, folds)) <= 1
 '''),
     "ps4_regression: cross_entropy_gradient from one step of gradient_descent_path": (
         "ps4_regression", "gradient_descent_path", '''

@@ -316,16 +316,22 @@ SAMPLE_IDS = ["s0001", "Zoë", "李雷"]     # make test-fast: a sample of the s
 CELL_LIMIT = 60     # seconds per test cell: the verdicts matter here, not speed (a busy machine is slow)
 
 
-def grader_seeds(assignment, cell, students):
-    """The seeds the grader derives for ``students`` in test cell ``cell``, and the context that draws them.
+SECRET = b"the secret of the course of the every-student test"
 
-    The one place this test meets the grader's seed derivation (:mod:`grading.context`): the seeds
-    are reported, and :func:`grading.checks.test_rng` draws from them inside the context.
+
+def grader_seeds(assignment, cell, students, submission="a submission's digest"):
+    """The seeds the grader derives for ``students``' ``submission`` in test cell ``cell``, and the context that
+    draws them.
+
+    The one place this test meets the grader's seed derivation (:mod:`grading.context`: the course's secret, the
+    assignment, the student, the cell and the submission's digest): the seeds are reported, and
+    :func:`grading.checks.test_rng` draws from them inside the context.
     """
     from grading.context import seed_for, test_cell
 
-    return [(student, seed_for(assignment, student, cell),
-             lambda student=student: test_cell(assignment=assignment, student=student, cell=cell))
+    return [(student, seed_for(assignment, student, cell, submission=submission, secret=SECRET),
+             lambda student=student: test_cell(assignment=assignment, student=student, cell=cell,
+                                               submission=submission, secret=SECRET))
             for student in students]
 
 
@@ -360,7 +366,7 @@ def student_cells(assignment, answers):
     return out
 
 
-class StudentProcess:
+class CorpusWorker:
     """A sandboxed worker for the submissions of one assignment, and the grader's judge running test cells against it.
 
     :meth:`load` runs a submission's cells (every answer cell, so nothing of the previous submission's answers
@@ -368,8 +374,10 @@ class StudentProcess:
     """
 
     def __init__(self, assignment, folder):
-        from grading.engine import Session, _withholding
+        from grading.engine import _withholding
+        from grading.limits import GradingLimits
         from grading.sandbox import Sandbox
+        from grading.session import Session
         from grading.withhold import withheld_names
 
         self.assignment = assignment
@@ -377,13 +385,18 @@ class StudentProcess:
         box.check()
         (folder / "files").mkdir()
         box = _withholding(box, withheld_names(ROOT / "source" / assignment), assignment, folder / "lib")
-        self.session = Session(folder / "files", sandbox=box, replay_timeout=CELL_LIMIT)
+        self.session = Session(folder / "files", sandbox=box,
+                               limits=GradingLimits(timeout=CELL_LIMIT, replay_timeout=CELL_LIMIT))
         self.session.start()
         self.setup = {"__builtins__": __builtins__}
         self.cells = 0
 
     def load(self, answers):
         """Run the cells of the submission holding ``answers`` (the reference elsewhere)."""
+        import hashlib
+        import json
+
+        self.digest = hashlib.sha256(json.dumps(answers, sort_keys=True).encode()).hexdigest()   # its content
         for source, setup in student_cells(self.assignment, answers):
             if setup:
                 tree = ast.parse(source)
@@ -397,11 +410,11 @@ class StudentProcess:
         from grading.judge import run_test_cell
 
         failed = {}
-        for student, seed, context in grader_seeds(self.assignment, cell, students):
+        for student, seed, context in grader_seeds(self.assignment, cell, students, self.digest):
             with context():
                 _, error = run_test_cell(self.session, source, setup_namespace=self.setup, timeout=CELL_LIMIT)
             if error is not None:
-                failed[student] = f"seed {seed}: {error['ename']}: {error['evalue'][:300]}"
+                failed[student] = f"seed {seed}: {error.ename}: {error.evalue[:300]}"
         return failed
 
     def close(self):
@@ -437,7 +450,7 @@ def every_seed(assignment, students, tmp_path):
     """Grade every submission of the corpus under every student's seeds; return the problems and the counts."""
     cells = cells_with_tests(assignment)
     problems, pairs, lost = [], 0, 0
-    process = StudentProcess(assignment, tmp_path)
+    process = CorpusWorker(assignment, tmp_path)
     try:
         for answers, expected in candidates(assignment):
             process.load(answers)
@@ -891,8 +904,7 @@ def _test_outputs(course, assignment, student):
 @pytest.mark.slow
 def test_a_regrade_gives_the_same_scores_and_messages_and_a_cell_can_be_replayed(graded_class):
     """ps2's hidden tests are statistical: a regrade must draw the same data, so nothing changes."""
-    from grading.context import seed_for
-    from grading.replay import regrade_check
+    from grading.replay import graded_seed, regrade_check
 
     assignment = "ps2_hoeffding"
     students, first = graded_class(assignment)
@@ -913,6 +925,10 @@ def test_a_regrade_gives_the_same_scores_and_messages_and_a_cell_can_be_replayed
     # a failing hidden test names its seed, which differs from student to student ...
     failing = [(s, gid, msgs[0]) for s, cells in before.items() for gid, msgs in cells.items() if msgs]
     student, cell, message = next(f for f in failing if "seed" in f[2])
+
+    def seed_for(assignment, student, cell):          # the seed the grader gives this submission's cell
+        return graded_seed(course, assignment, student, cell)
+
     assert f"seed {seed_for(assignment, student, cell)}" in message
     assert f"STUDENT={student} CELL={cell}" in message
     assert seed_for(assignment, student, cell) != seed_for(assignment, "reference", cell)

@@ -96,7 +96,7 @@ regrade-check: setup  ## instructors: STUDENT=... [CELL=grade_id]: run a student
 	@sh scripts/system-deps.sh sandbox
 	$(GRADING) regrade-check $(ASSIGNMENT) "$(STUDENT)" $(if $(CELL),"$(CELL)")
 
-audit: setup  ## instructors: list code in the submissions that looks like tampering (grades unchanged)
+audit: setup  ## instructors: list code in the submissions that looks like tampering or copying (grades unchanged)
 	$(GRADING) audit $(ASSIGNMENT)
 
 # --- Students ---------------------------------------------------------------------

@@ -29,7 +29,7 @@ this package adds what a fair and tamper-proof grade needs on top of it:
 * :mod:`grading.feedback` — feedback without hidden-test source or hidden-test lines;
 * :mod:`grading.report`, :mod:`grading.exporters`, :mod:`grading.late` — grade files
   (per assignment, course-wide, Canvas, Moodle, ``nbgrader export``), statistics, late policy;
-* :mod:`grading.audit` — code in the submissions that looks like tampering, listed;
+* :mod:`grading.audit` — code in the submissions that looks like tampering or copying, listed;
 * :mod:`grading.validate` — the students' self-check (``make check``, and :func:`check` from
   inside a notebook) on the same engine, with the released visible tests, saying what it
   checked and what is graded later;

@@ -11,7 +11,7 @@ Commands (run from the course directory, or pass ``--course``):
   grades    ASSIGNMENT [--out F] [--format csv|canvas|moodle]
                                   grades-ASSIGNMENT.csv, its summary and histogram, the
                                   course's grades.csv (and a file Canvas or Moodle imports)
-  audit     ASSIGNMENT            list code in the submissions that looks like tampering
+  audit     ASSIGNMENT            list code in the submissions that looks like tampering or copying
   check     NOTEBOOK...           run a notebook's released visible tests in the sandbox; exit 1 if one fails
   regrade-check ASSIGNMENT STUDENT [CELL]
                                   run a student's test cells again as graded (same seeds), show CELL

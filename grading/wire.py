@@ -4,8 +4,11 @@ Both sides import this module: the grader (:mod:`grading.channel`) and the worke
 (:mod:`grading.worker`, which finds it on the sandbox's read-only view of the ``grading``
 package). One message is one line of JSON, at most :data:`MAX_MESSAGE` bytes. Plain data
 are None, bool, int, float, str, lists, dicts with string keys, tuples
-(``{"__tuple__": [...]}``) and numeric NumPy arrays
-(``{"__ndarray__": base64, "dtype": ..., "shape": [...]}``), nested at most
+(``{"__tuple__": [...]}``), numeric NumPy arrays
+(``{"__ndarray__": base64, "dtype": ..., "shape": [...]}``) and NumPy random generators
+built on PCG64 as ``np.random.default_rng`` makes them (``{"__generator__": "PCG64", "state":
+..., "inc": ..., ...}``: the other side gets a generator in the same state, so a test can pass
+one to a function whose ``rng`` argument takes a ``numpy.random.Generator``), nested at most
 :data:`MAX_DEPTH` deep.
 
 Everything that comes from the student's side is treated as hostile: :func:`decode`
@@ -39,6 +42,7 @@ MAX_TEXT = 20_000
 """Characters of printed output (and of an error's traceback) kept per cell."""
 
 _KINDS = "biuf"           # bool, signed and unsigned int, float
+_BIT_GENERATORS = ("PCG64", "PCG64DXSM")   # their whole state is four integers
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -128,6 +132,8 @@ def encode(obj, *, lenient=False, depth=0):
         raise TypeError("the value is nested too deeply")
     if obj is None or type(obj) in (bool, int, float, str):
         return obj
+    if isinstance(obj, np.random.Generator):
+        return _encode_generator(obj)
     if isinstance(obj, (np.ndarray, np.generic)) or (lenient and not isinstance(obj, (list, tuple, dict, str))
                                        and (hasattr(obj, "__array__") or hasattr(obj, "__float__"))):
         arr = np.asarray(obj)
@@ -161,6 +167,31 @@ def encode(obj, *, lenient=False, depth=0):
     if isinstance(obj, dict):
         return {str(k): encode(v, lenient=lenient, depth=depth + 1) for k, v in obj.items()}
     raise TypeError(f"an object of type {type(obj).__name__}, not a number, array, list or tuple")
+
+
+def _encode_generator(generator):
+    state = generator.bit_generator.state
+    name = state.get("bit_generator")
+    if name not in _BIT_GENERATORS:
+        raise TypeError(f"a random generator built on {name}; only {' and '.join(_BIT_GENERATORS)} "
+                        "(np.random.default_rng) can be sent")
+    return {"__generator__": name, "state": int(state["state"]["state"]), "inc": int(state["state"]["inc"]),
+            "has_uint32": int(state["has_uint32"]), "uinteger": int(state["uinteger"])}
+
+
+def _decode_generator(obj):
+    import numpy as np
+
+    name = obj.get("__generator__")
+    numbers = [obj.get(key) for key in ("state", "inc", "has_uint32", "uinteger")]
+    if name not in _BIT_GENERATORS or not all(type(n) is int for n in numbers) \
+            or not (0 <= numbers[0] < 2**128 and 0 <= numbers[1] < 2**128 and numbers[2] in (0, 1)
+                    and 0 <= numbers[3] < 2**32):
+        raise WireError("the message holds a malformed random generator")
+    bits = getattr(np.random, name)()
+    bits.state = {"bit_generator": name, "state": {"state": numbers[0], "inc": numbers[1]},
+                  "has_uint32": numbers[2], "uinteger": numbers[3]}
+    return np.random.Generator(bits)
 
 
 def decode(obj, *, depth=0):
@@ -197,6 +228,8 @@ def decode(obj, *, depth=0):
         if size * dt.itemsize != len(raw):
             raise WireError("the message holds an array whose data do not match its shape")
         return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
+    if "__generator__" in obj:
+        return _decode_generator(obj)
     if "__tuple__" in obj:
         items = obj["__tuple__"]
         if type(items) is not list:

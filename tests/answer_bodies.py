@@ -65,6 +65,34 @@ POCKET_SWAPS_IN_TIES = POCKET_NAIVE_CYCLE.replace(
     "    if mistakes(w) <= best_mistakes:              # <= : a tie replaces the earlier weights\n")
 assert POCKET_SWAPS_IN_TIES != POCKET_NAIVE_CYCLE
 
+# ps3's pocket: the random cycle drawn once from rng, the pocket swapped only for strictly fewer mistakes
+POCKET_RANDOM_CYCLE = """
+X = np.asarray(X, dtype=float)
+y = np.asarray(y, dtype=float)
+rng = np.random.default_rng(rng)
+order = rng.permutation(len(y))
+
+def mistakes(w):
+    return int(np.sum(np.where(X @ w > 0, 1.0, -1.0) != y))
+
+w = np.zeros(X.shape[1])
+best, best_mistakes, position = w.copy(), mistakes(w), 0
+for _ in range(max_updates):
+    if best_mistakes == 0:
+        break
+    wrong = np.flatnonzero(np.where(X[order] @ w > 0, 1.0, -1.0) != y[order])
+    ahead = wrong[wrong >= position]
+    j = int(ahead[0]) if ahead.size else int(wrong[0])
+    w = w + y[order][j] * X[order][j]
+    position = (j + 1) % len(y)
+    m = mistakes(w)
+    if m < best_mistakes:
+        best, best_mistakes = w.copy(), m
+return best
+"""
+for _rule in ("if m < best_mistakes:", "rng = np.random.default_rng(rng)"):
+    assert POCKET_RANDOM_CYCLE.count(_rule) == 1
+
 # any solution cell: a loop that never ends (the cell timeout must stop it)
 ENDLESS = """
 while True:

@@ -13,10 +13,18 @@ j-th wrong version of every exercise goes into submission j). That is sound beca
 test cells of an exercise read nothing but the names its own solution cells define, which
 :func:`test_test_cells_of_an_exercise_read_only_its_own_answers` checks: whatever one
 exercise's answer does, another exercise's tests never see it.
+
+The hidden tests draw their data per student, so one autograde run sees one draw per test cell.
+:func:`every_seed` (run by ``tests/test_every_student.py``) grades the same tables under the
+seeds the grader derives for 30 student ids (3 of them in ``make test-fast``), in-process: one sandboxed
+worker per assignment, the grader's judge running each test cell. Every hidden test builds the case
+that decides (a tie, a zero score, a duplicate point, a boundary value, a generator passed in) into
+every draw, so a wrong version loses its points for every student.
 """
 import ast
 import importlib.util
 import re
+import textwrap
 from collections import defaultdict
 
 import nbformat
@@ -80,7 +88,8 @@ def choice_cells(assignment):
     """``{answer cell: (variable, right choice)}`` of the multiple-choice cells."""
     out = {}
     for gid, body in reference_bodies(assignment).items():
-        m = CHOICE.match(body.strip())
+        code = "\n".join(line for line in body.splitlines() if not line.strip().startswith("#"))   # the key's reason
+        m = CHOICE.match(code.strip())
         if m:
             out[gid] = (m.group(1), int(m.group(2)))
     return out
@@ -285,6 +294,520 @@ def test_reference_passes_the_self_check_and_the_release_does_not(graded_class, 
         assert out.returncode == code, out.stdout[-2000:]
 
 
+# -- every student's data decides: the hidden tests under many seeds (in-process) --------------
+#
+# The hidden tests draw their data per student. A wrong answer must lose its points whatever
+# the draw, so each hidden test builds the case that decides (a tie, a zero score, a duplicate
+# point, a boundary value, a generator passed in) into every draw. Here every wrong version of
+# the corpus, every right version and the reference meet the test cells of their exercise under
+# the seeds the grader derives for many student ids: the student's code runs in a real sandboxed
+# worker, with course_lib's exercises withheld, and each test cell runs in this process with the
+# grader's judge (arguments, results and write-back cross the grader's wire), exactly as
+# autograde runs it, without nbgrader's bookkeeping around it. One worker serves all the seeds.
+
+# Student ids as LMS downloads and hub accounts spell them.
+STUDENT_IDS = [
+    "s0001", "s0002", "s0417", "s1999", "ada", "bob", "chen.wei", "o'neill", "anne-marie", "jdoe42",
+    "li_na", "Zoë", "müller", "x", "student-with-a-rather-long-identifier-2024", "ta-test", "A12345678",
+    "n.kowalski@uni.example", "李雷", "émile", "42", "s0003", "s0004", "s0005", "u123456", "kim_j",
+    "r2d2", "grace.hopper", "alan-turing", "e.noether",
+]
+SAMPLE_IDS = ["s0001", "Zoë", "李雷"]     # make test-fast: a sample of the seeds
+CELL_LIMIT = 60     # seconds per test cell: the verdicts matter here, not speed (a busy machine is slow)
+
+
+SECRET = b"the secret of the course of the every-student test"
+
+
+def grader_seeds(assignment, cell, students, submission="a submission's digest"):
+    """The seeds the grader derives for ``students``' ``submission`` in test cell ``cell``, and the context that
+    draws them.
+
+    The one place this test meets the grader's seed derivation (:mod:`grading.context`: the course's secret, the
+    assignment, the student, the cell and the submission's digest): the seeds are reported, and
+    :func:`grading.checks.test_rng` draws from them inside the context.
+    """
+    from grading.context import seed_for, test_cell
+
+    return [(student, seed_for(assignment, student, cell, submission=submission, secret=SECRET),
+             lambda student=student: test_cell(assignment=assignment, student=student, cell=cell,
+                                               submission=submission, secret=SECRET))
+            for student in students]
+
+
+def cells_with_tests(assignment):
+    """``{grade_id: (exercise, points, source)}`` of the automatic test cells, in notebook order."""
+    return {grade_id(c): (exercise_of(grade_id(c)), float(_meta(c).get("points", 0)), c.source)
+            for c in source_cells(assignment) if _meta(c).get("grade") and not _meta(c).get("solution")}
+
+
+def student_cells(assignment, answers):
+    """``[(code, is setup cell)]`` a student's process runs for the tests: the setup cells and every answer cell.
+
+    ``answers`` replaces the reference in some answer cells (as :func:`grading_helpers.fill` does);
+    the other answer cells hold the reference. Cells that only draw or print are left out: no
+    test cell reads what they define (:func:`test_test_cells_of_an_exercise_read_only_its_own_answers`).
+    """
+    from grading_helpers import REGION
+
+    out = []
+    for c in source_cells(assignment):
+        meta = _meta(c)
+        if meta.get("solution"):
+            m = REGION.search(c.source)
+            answer = answers.get(grade_id(c))
+            if isinstance(answer, tuple):
+                out.append((answer[1], False))
+                continue
+            body = textwrap.dedent(answer).strip("\n") + "\n" if answer is not None else textwrap.dedent(m["body"])
+            out.append((c.source[:m.start()] + textwrap.indent(body, m["indent"]) + c.source[m.end():], False))
+        elif meta.get("locked") and not meta.get("grade"):
+            out.append((c.source, True))
+    return out
+
+
+class CorpusWorker:
+    """A sandboxed worker for the submissions of one assignment, and the grader's judge running test cells against it.
+
+    :meth:`load` runs a submission's cells (every answer cell, so nothing of the previous submission's answers
+    is left); starting one worker per assignment instead of one per submission saves most of the time.
+    """
+
+    def __init__(self, assignment, folder):
+        from grading.engine import _withholding
+        from grading.limits import GradingLimits
+        from grading.sandbox import Sandbox
+        from grading.session import Session
+        from grading.withhold import withheld_names
+
+        self.assignment = assignment
+        box = Sandbox()
+        box.check()
+        (folder / "files").mkdir()
+        box = _withholding(box, withheld_names(ROOT / "source" / assignment), assignment, folder / "lib")
+        self.session = Session(folder / "files", sandbox=box,
+                               limits=GradingLimits(timeout=CELL_LIMIT, replay_timeout=CELL_LIMIT))
+        self.session.start()
+        self.setup = {"__builtins__": __builtins__}
+        self.cells = 0
+
+    def load(self, answers):
+        """Run the cells of the submission holding ``answers`` (the reference elsewhere)."""
+        import hashlib
+        import json
+
+        self.digest = hashlib.sha256(json.dumps(answers, sort_keys=True).encode()).hexdigest()   # its content
+        for source, setup in student_cells(self.assignment, answers):
+            if setup:
+                tree = ast.parse(source)
+                tree.body = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+                exec(compile(tree, "<setup>", "exec"), self.setup)      # the judge's imports, as the engine's
+            self.cells += 1
+            self.session.exec_cell(self.cells, source, CELL_LIMIT)   # a failing cell fails its tests, as graded
+
+    def failures(self, cell, source, students):
+        """``{student: message}`` of the students for whom test cell ``cell`` fails."""
+        from grading.judge import run_test_cell
+
+        failed = {}
+        for student, seed, context in grader_seeds(self.assignment, cell, students, self.digest):
+            with context():
+                _, error = run_test_cell(self.session, source, setup_namespace=self.setup, timeout=CELL_LIMIT)
+            if error is not None:
+                failed[student] = f"seed {seed}: {error.ename}: {error.evalue[:300]}"
+        return failed
+
+    def close(self):
+        self.session.close()
+
+
+def candidates(assignment):
+    """``[(answers, {exercise: (version, points it keeps)})]``: the submissions that hold the corpus.
+
+    The reference; then, as in :func:`class_of`, the j-th wrong version of every exercise in one
+    submission (the tests of an exercise see only its own answers); then each right version.
+    """
+    module = corpus(assignment)
+    full = {ex: p for ex, p in points(assignment).items() if ex not in manual_exercises(assignment)}
+    out = [({}, {ex: ("reference", p) for ex, p in full.items()})]
+    by_exercise = defaultdict(list)
+    for exercise, name, answers, keeps in module.WRONG:
+        by_exercise[exercise].append((name, answers, keeps))
+    for j in range(max(map(len, by_exercise.values()), default=0)):
+        answers, expected = {}, {}
+        for exercise, versions in by_exercise.items():
+            if j < len(versions):
+                name, changed, keeps = versions[j]
+                answers.update(changed)
+                expected[exercise] = (f"{exercise}:{name}", keeps)
+        out.append((answers, expected))
+    for name, answers in getattr(module, "RIGHT", []):
+        out.append((answers, {exercise_of(cell): (f"right:{name}", full[exercise_of(cell)]) for cell in answers}))
+    return out
+
+
+def every_seed(assignment, students, tmp_path):
+    """Grade every submission of the corpus under every student's seeds; return the problems and the counts."""
+    cells = cells_with_tests(assignment)
+    problems, pairs, lost = [], 0, 0
+    process = CorpusWorker(assignment, tmp_path)
+    try:
+        for answers, expected in candidates(assignment):
+            process.load(answers)
+            earned = {student: dict.fromkeys(expected, 0.0) for student in students}
+            messages = defaultdict(list)
+            for cell, (exercise, worth, source) in cells.items():
+                if exercise not in expected:
+                    continue      # another exercise's tests never see this answer (checked above)
+                failed = process.failures(cell, source, students)
+                for student in students:
+                    if student in failed:
+                        messages[student, exercise].append(f"{cell} failed ({failed[student]})")
+                    else:
+                        earned[student][exercise] += worth
+                        messages[student, exercise].append(f"{cell} passed")
+            for student in students:
+                for exercise, (version, want) in expected.items():
+                    got = earned[student][exercise]
+                    if not version.startswith(("reference", "right:")):
+                        pairs += 1
+                        lost += got == want
+                    if got != want:
+                        problems.append(f"{version} for student {student!r}: {exercise} scored {got:g}, the table "
+                                        f"says {want:g} ({'; '.join(messages[student, exercise])})")
+    finally:
+        process.close()
+    return problems, pairs, lost
+
+
+def check_every_seed(assignment, students, tmp_path, request):
+    """Fail with every (version, student) whose score is not the table's; report the counts."""
+    problems, pairs, lost = every_seed(assignment, students, tmp_path)
+    request.node.user_properties.append(("report", (
+        f"{assignment}: {pairs} (wrong version, seed) pairs over {len(students)} student ids; {lost} scored what "
+        f"the table says, {pairs - lost} did not")))
+    assert not problems, f"{assignment}:\n  " + "\n  ".join(problems[:40]) + (
+        f"\n  ... and {len(problems) - 40} more" if len(problems) > 40 else "")
+
+
+def students_of_this_run(config):
+    """Every student id in ``make test``; a sample of them in ``make test-fast`` (``-m "not slow"``)."""
+    return SAMPLE_IDS if "not slow" in (config.getoption("markexpr", "") or "") else STUDENT_IDS
+
+
+# -- the grader's write-back never reaches what a test expects ---------------------------------
+#
+# Like a caller in Jupyter, a test sees the changes a student's function makes to its arguments:
+# the grader writes them back into the test's own arrays. An expectation computed from such an
+# array after the call would then be computed from the student's data (a function that zeroes y
+# and returns the error of y = 0 would "agree" with a reference computed on the zeroed y). So a
+# test cell passes each call its own copy, or wraps the call in ``arguments_unchanged`` (which
+# fails the test when an argument changed), and never reads an argument again otherwise.
+
+_SCALAR_CALLS = {"int", "float", "bool", "str", "len", "round", "abs", "min", "max", "sum"}
+
+
+def _immutable(node, immutable):
+    """Whether the value of ``node`` is certainly a number, a string or a tuple of them (never written back)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Name):
+        return node.id in immutable
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):      # an element of a list of numbers
+        return f"{node.value.id}[]" in immutable
+    if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.BinOp, ast.ListComp, ast.List)):
+        return _list_of_numbers(node.value, immutable)
+    if isinstance(node, ast.Tuple):
+        return all(_immutable(e, immutable) for e in node.elts)
+    if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare)):
+        return all(_immutable(e, immutable) for e in ast.iter_child_nodes(node) if isinstance(e, ast.expr))
+    if isinstance(node, ast.Call):
+        name = _dotted_name(node.func)
+        if name in _SCALAR_CALLS:
+            return name not in ("min", "max", "sum") or all(_immutable(a, immutable) for a in node.args)
+        if name and name.startswith("math."):
+            return True
+        if name and name.startswith("rng.") and not any(k.arg == "size" for k in node.keywords) \
+                and name.split(".")[1] in ("integers", "uniform", "normal", "random", "standard_normal"):
+            return len(node.args) <= 2
+    return False
+
+
+def _list_of_numbers(node, immutable):
+    """Whether ``node`` is certainly a list of numbers: a literal, a comprehension or a sum of them."""
+    if isinstance(node, ast.List):
+        return all(_immutable(e, immutable) for e in node.elts)
+    if isinstance(node, ast.ListComp):
+        return _immutable(node.elt, immutable)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _list_of_numbers(node.left, immutable) and _list_of_numbers(node.right, immutable)
+    return isinstance(node, ast.Name) and f"{node.id}[]" in immutable
+
+
+def _dotted_name(node):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+
+
+def _root(node):
+    """The variable an argument expression reads its object from (an attribute or slice may be a view), else None."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _immutable_names(tree):
+    """Names every assignment of which (in the whole cell) gives a number, a string or a tuple of them."""
+    assigned = defaultdict(list)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    assigned[target.id].append(node.value)
+                else:
+                    for leaf in ast.walk(target):
+                        if isinstance(leaf, ast.Name):
+                            assigned[leaf.id].append(node.value if isinstance(node.value, ast.Tuple) else None)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
+            assigned[node.target.id].append(node.value)
+        elif isinstance(node, ast.For):        # (a comprehension's names are its own)
+            rows = node.iter
+            if isinstance(rows, ast.Call) and _dotted_name(rows.func) == "range":
+                rows = ast.Tuple(elts=[ast.Constant(0)])
+            for leaf in ast.walk(node.target):
+                if isinstance(leaf, ast.Name):
+                    if isinstance(rows, ast.Subscript) and isinstance(rows.slice, ast.Slice):
+                        rows = rows.value                  # the elements of a slice of a list are its elements
+                    values = [ast.Subscript(value=rows, slice=ast.Constant(0))] if isinstance(rows, ast.Name) else [None]
+                    if isinstance(rows, (ast.BinOp, ast.ListComp)):
+                        values = [ast.Subscript(value=rows, slice=ast.Constant(0))]
+                    if isinstance(rows, (ast.Tuple, ast.List)) and isinstance(node.target, ast.Name):
+                        values = rows.elts
+                    elif isinstance(rows, (ast.Tuple, ast.List)) and isinstance(node.target, ast.Tuple) and all(
+                            isinstance(r, ast.Tuple) and len(r.elts) == len(node.target.elts) for r in rows.elts):
+                        at = [t.id if isinstance(t, ast.Name) else None for t in node.target.elts].index(leaf.id)
+                        values = [r.elts[at] for r in rows.elts]
+                    assigned[leaf.id] += values
+        elif isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
+            for name in ([a.asname or a.name for a in node.names] if isinstance(node, (ast.Import, ast.ImportFrom))
+                         else [node.name]):
+                assigned[name.split(".")[0]].append(None)
+    immutable, lists = set(), set()
+    for _ in range(5):          # names defined from names: a few rounds settle it
+        known = immutable | {f"{name}[]" for name in lists}
+        lists = {name for name, values in assigned.items() if all(_list_of_numbers(v, known) for v in values)}
+        immutable = {name for name, values in assigned.items()
+                     if all(v is not None and _immutable(v, known) for v in values)}
+    return immutable
+
+
+def _checks_unchanged(test):
+    """Whether an assert's test only compares a variable with what it held before: ``np.array_equal(X, X_before)``
+    or ``w.tolist() == [0.2, -0.3]`` (it can only fail when the student's function changed the variable)."""
+    if isinstance(test, ast.Call) and _dotted_name(test.func) == "np.array_equal" and len(test.args) == 2:
+        return all(isinstance(a, ast.Name) for a in test.args)
+    if isinstance(test, ast.Call) and _dotted_name(test.func) == "all" and len(test.args) == 1 \
+            and isinstance(test.args[0], ast.GeneratorExp):   # all(np.array_equal(a, b) for a, b in zip(args, copies))
+        return _checks_unchanged(test.args[0].elt)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        left, right = test.left, test.comparators[0]
+        return (isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) and left.func.attr == "tolist"
+                and isinstance(left.func.value, ast.Name) and isinstance(right, (ast.List, ast.Constant)))
+    return False
+
+
+class _Events(ast.NodeVisitor):
+    """The loads, stores and calls of a test cell in the order they run (loop bodies twice, definitions skipped)."""
+
+    def __init__(self, functions):
+        self.functions, self.events, self.guarded = functions, [], []
+
+    def visit_FunctionDef(self, node):          # runs when called, with its own names
+        pass
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def visit_Name(self, node):
+        self.events.append(("load" if isinstance(node.ctx, ast.Load) else "store", node.id, node.lineno))
+
+    def visit_Assign(self, node):
+        self.visit(node.value)
+        for target in node.targets:
+            self.visit(target)
+
+    def visit_AugAssign(self, node):
+        self.visit(node.value)
+        self.events.append(("load", _root(node.target), node.lineno))
+
+    def visit_Assert(self, node):              # its message decides nothing
+        if not _checks_unchanged(node.test):    # nor does a check that an argument is as it was
+            self.visit(node.test)
+
+    def visit_For(self, node):
+        self.visit(node.iter)
+        for _ in range(2):                       # the second pass runs after the first pass's calls
+            self.visit(node.target)
+            for stmt in node.body:
+                self.visit(stmt)
+        for stmt in node.orelse:
+            self.visit(stmt)
+
+    def visit_While(self, node):
+        for _ in range(2):
+            self.visit(node.test)
+            for stmt in node.body:
+                self.visit(stmt)
+        for stmt in node.orelse:
+            self.visit(stmt)
+
+    def visit_With(self, node):
+        guarded = set()
+        for item in node.items:
+            self.visit(item.context_expr)
+            call = item.context_expr
+            if isinstance(call, ast.Call) and _dotted_name(call.func) in ("arguments_unchanged",
+                                                                           "grading.checks.arguments_unchanged"):
+                guarded |= {_root(k.value) for k in call.keywords} - {None}
+            if item.optional_vars is not None:
+                self.visit(item.optional_vars)
+        self.guarded.append(guarded)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.guarded.pop()
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name in self.functions:
+            guarded = set().union(*self.guarded)
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                root = _root(arg) if isinstance(arg, (ast.Name, ast.Attribute, ast.Subscript, ast.Starred)) else None
+                if root is not None and root not in guarded:
+                    self.events.append(("call", (name, root), node.lineno))
+
+
+def argument_reuses(source, functions):
+    """``[(line of the call, function, argument, line of the later read)]`` in one test cell's code.
+
+    An argument counts when it is a variable (or an attribute or slice of one, which may be a view)
+    holding something the grader could write back (not a number, a string or a tuple of them), passed
+    to one of ``functions`` (the student's) outside ``arguments_unchanged``, and read again before it
+    is assigned anew.
+
+    Examples
+    --------
+    >>> argument_reuses("N = 3\\ny = np.ones(N)\\ne = error(N, y)\\nwant = ref(N, y)", {"error"})
+    [(3, 'error', 'y', 4)]
+    >>> argument_reuses("N = 3\\ny = np.ones(N)\\ne = error(N, y.copy())\\nwant = ref(N, y)", {"error"})
+    []
+    """
+    tree = ast.parse(source)
+    immutable = _immutable_names(tree)
+    visitor = _Events(set(functions))
+    for stmt in tree.body:
+        visitor.visit(stmt)
+    events, found = visitor.events, set()
+    for i, (kind, what, line) in enumerate(events):
+        if kind != "call" or what[1] in immutable:
+            continue
+        function, name = what
+        for later_kind, later, later_line in events[i + 1:]:
+            if later_kind == "store" and later == name:
+                break
+            if (later_kind == "load" and later == name) or (later_kind == "call" and later[1] == name):
+                found.add((line, function, name, later_line))
+                break
+    return sorted(found)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_no_test_reads_an_argument_the_students_function_could_have_changed(assignment):
+    functions = set(graded_functions(assignment))
+    problems = []
+    for cell, (_, _, source) in cells_with_tests(assignment).items():
+        for line, function, name, later in argument_reuses(source, functions):
+            problems.append(f"{cell}, line {line}: {function}(... {name} ...) and {name} read again on line {later}: "
+                            f"pass {name}.copy() or check the call with arguments_unchanged")
+    assert not problems, f"{assignment}:\n  " + "\n  ".join(problems)
+
+# -- every documented guarantee is tested -------------------------------------------------------
+
+def documented_parameters(assignment):
+    """``{function: {parameter: its numpydoc type line}}`` of the graded functions, and which leave arguments unchanged."""
+    out, unchanged = {}, set()
+    for c in source_cells(assignment):
+        if not _meta(c).get("solution") or c.cell_type != "code":
+            continue
+        for node in ast.parse(c.source).body:
+            if isinstance(node, ast.FunctionDef):
+                doc = ast.get_docstring(node) or ""
+                params = dict(re.findall(r"^(\w+) : (.+)$", doc.split("Returns")[0], re.M))
+                out[node.name] = {a.arg: params.get(a.arg, "") for a in [*node.args.args, *node.args.kwonlyargs]}
+                if "arguments are left unchanged" in doc:
+                    unchanged.add(node.name)
+    return out, unchanged
+
+
+def _calls(assignment, function):
+    """``[(call node, names checked unchanged around it)]``: every call of ``function`` in the test cells."""
+    found = []
+    for _, _, source in cells_with_tests(assignment).values():
+        tree = ast.parse(source)
+        guarded = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.With):
+                names = {k.arg for item in node.items if isinstance(item.context_expr, ast.Call)
+                         and _dotted_name(item.context_expr.func) == "arguments_unchanged"
+                         for k in item.context_expr.keywords}
+                for inner in ast.walk(node):
+                    guarded.setdefault(id(inner), set()).update(names)
+        found += [(node, guarded.get(id(node), set())) for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function]
+    return found
+
+
+def _argument(call, parameters, name):
+    """The expression ``call`` passes for parameter ``name`` (positional or keyword), else None."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    position = list(parameters).index(name)
+    return call.args[position] if position < len(call.args) else None
+
+
+def _is_list(node):
+    return isinstance(node, ast.List) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                                          and node.func.attr == "tolist")
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_documented_guarantee_of_a_graded_function_is_tested(assignment):
+    """Arguments left unchanged (every array-like one, in ``arguments_unchanged``), array-likes given as lists,
+    and ``rng`` given as a seed, as a ``numpy.random.Generator`` and as None: each in some test cell."""
+    functions, unchanged = documented_parameters(assignment)
+    problems = []
+    for function, parameters in functions.items():
+        calls = _calls(assignment, function)
+        arrays = [p for p, kind in parameters.items() if "array-like" in kind]
+        if function in unchanged:
+            checked = set().union(*(names for _, names in calls))
+            missing = sorted(set(arrays) - checked)
+            if missing:
+                problems.append(f"{function}: no test checks that it leaves {', '.join(missing)} unchanged "
+                                "(with arguments_unchanged)")
+        if arrays and not any(all(_is_list(_argument(call, parameters, p)) for p in arrays) for call, _ in calls):
+            problems.append(f"{function}: no test passes its array-like arguments ({', '.join(arrays)}) as lists")
+        if "rng" in parameters:
+            given = [ast.unparse(_argument(call, parameters, "rng")) for call, _ in calls
+                     if _argument(call, parameters, "rng") is not None]
+            for what, pattern in (("a numpy.random.Generator", r"default_rng\("), ("None", r"^None$")):
+                if not any(re.search(pattern, g) for g in given):
+                    problems.append(f"{function}: no test passes rng={what}")
+    assert not problems, f"{assignment}:\n  " + "\n  ".join(problems)
+
 # -- graded questions are not answered in the lectures ---------------------------------------
 
 def _plain(text):
@@ -327,6 +850,48 @@ def test_graded_questions_are_not_answered_in_the_lectures(assignment):
             shared = sum(_plain(t) in cell_text for t in options.values())
             assert shared < 3, f"{assignment}, {cell}: a lecture cell lists the same choices"
 
+
+
+_EXPLAINS = re.compile(r"\*\*\s*(why|answer|solution|explanation)\b|\b(the )?(right|correct) (answer|choice) is\b|"
+                       r"\bthe answer is\b", re.I)
+
+
+def _words(text):
+    """Lower-case words of a text, markdown and LaTeX markup dropped (``$c_{rand}$`` reads ``c rand``)."""
+    return re.findall(r"[a-z0-9]+", re.sub(r"\\[a-z]+", " ", text.lower()))
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_release_never_explains_the_answer_of_a_graded_question(assignment):
+    """A graded question's answer key (in the solution region) is not stated or explained in the student's notebook.
+
+    After a question's test cells comes the next question or exercise, not an explanation; no cell says "the
+    answer is" or "Why"; and no cell but the question itself repeats the right choice's words.
+    """
+    released = nbformat.read(ROOT / "release" / assignment / f"{assignment}.ipynb", as_version=4).cells
+    ids = [grade_id(c) for c in released]
+    for cell, _, options, right in graded_questions(assignment):
+        answer = ids.index(cell)
+        question = max(i for i in range(answer) if released[i].cell_type == "markdown")
+        after = answer + 1
+        while after < len(released) and _meta(released[after]).get("grade") \
+                and not _meta(released[after]).get("solution"):
+            after += 1
+        if after < len(released):
+            following = released[after].source.lstrip()
+            assert following.startswith(("#", "**Question")), (
+                f"{assignment}: the cell after the tests of {cell} is neither the next question nor a heading; "
+                f"it reads {following[:120]!r}: an explanation of a graded answer belongs in the solution region")
+        key = _words(options[right])
+        for i, c in enumerate(released):
+            if i == question:
+                continue
+            assert not (c.cell_type == "markdown" and _EXPLAINS.search(c.source)), (
+                f"{assignment}: cell {i} explains an answer: {c.source[:120]!r}")
+            words = _words(c.source)
+            shared = any(words[j:j + len(key)] == key for j in range(len(words)))
+            assert len(key) < 4 or not shared, (
+                f"{assignment}: cell {i} states the right choice of {cell}, {options[right]!r}")
 
 # -- regrades ------------------------------------------------------------------------------
 

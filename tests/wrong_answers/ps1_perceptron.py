@@ -108,7 +108,7 @@ while clean < len(y) and n_updates < max_updates:
         clean += 1
     i = (i + 1) % len(y)
 return w, n_updates                                   # right weights; the caller's X is now reflected
-"""}, 0),
+"""}, 3),   # the weights are right: it loses the point of the test that checks the arguments are left unchanged
     ("pla", "calls_course_lib", {"pla-solution": """
 result = cl.pla(X, y, max_updates=max_updates)
 return result.w, result.n_updates

@@ -22,6 +22,15 @@ return np.random.binomial(N, mu, size=n_samples)     # counts, and from NumPy's 
 rng = np.random.default_rng(rng)
 return (rng.random(n_samples) < mu).astype(float)   # a sample of one marble: nu is 0 or 1
 """}, 1),
+    ("sample", "ignores_a_generator", {"sample-solution": """
+rng = np.random.default_rng(None if isinstance(rng, np.random.Generator) else rng)   # a Generator: a fresh one
+red = rng.random((n_samples, N)) < mu
+return red.mean(axis=1)
+"""}, 2),
+    ("sample", "fixed_seed_for_none", {"sample-solution": """
+rng = np.random.default_rng(12345 if rng is None else rng)      # rng=None gives the same samples every time
+return rng.binomial(N, mu, size=n_samples) / N
+"""}, 2),
     ("sample", "calls_course_lib", {"sample-solution": """
 return cl.hoeffding.sample_nu(mu, N, n_samples=n_samples, rng=rng)
 """}, 0),
@@ -77,6 +86,13 @@ heads = rng.binomial(n_flips, 0.5, size=(n_runs, n_coins))
 pick = rng.integers(0, n_coins, size=n_runs)
 return heads[:, 0], heads[np.arange(n_runs), pick], heads.min(axis=1)   # counts of heads, not fractions
 """}, 0),
+    ("coins", "ignores_a_generator", {"coins-solution": """
+rng = np.random.default_rng(None if isinstance(rng, np.random.Generator) else rng)   # a Generator: a fresh one
+heads = rng.binomial(n_flips, 0.5, size=(n_runs, n_coins))
+pick = rng.integers(0, n_coins, size=n_runs)
+nu = heads / n_flips
+return nu[:, 0], nu[np.arange(n_runs), pick], nu.min(axis=1)
+"""}, 3),
     ("coins", "calls_course_lib", {"coins-solution": """
 from course_lib.hoeffding import coin_experiment as experiment
 result = experiment(n_runs, n_coins, n_flips, rng=rng)

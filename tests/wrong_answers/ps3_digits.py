@@ -3,7 +3,7 @@
 ``WRONG``: (exercise, name, {solution cell: what replaces its stub}, points the exercise keeps).
 ``RIGHT``: right answers written differently from the reference; they keep every point.
 """
-from answer_bodies import POCKET_NAIVE_CYCLE
+from answer_bodies import POCKET_NAIVE_CYCLE, POCKET_RANDOM_CYCLE
 
 ASSIGNMENT = "ps3_digits"
 
@@ -26,6 +26,9 @@ return (np.asarray(images, dtype=float).sum(axis=(1, 2)) + 1.0) / 2.0
 return (np.asarray(images, dtype=float).mean(axis=0).ravel() + 1.0) / 2.0
 """}, 0),
     ("intensity", "looked_up_then_nan", {"intensity-solution": _LOOKED_UP}, 0),
+    ("intensity", "arrays_only", {"intensity-solution": """
+return (images.mean(axis=(1, 2)) + 1.0) / 2.0           # images.mean: fails for nested lists (array-like)
+"""}, 0),
     ("intensity", "calls_course_lib", {"intensity-solution": "return cl.intensity(images)\n"}, 0),
     # -- symmetry: 2 points for both mirrors, 1 for the invariances ------------------------
     ("symmetry", "left_right_only", {"symmetry-solution": """
@@ -98,6 +101,11 @@ for _ in range(max_updates):
         best, best_mistakes = w.copy(), mistakes(w)
 return best
 """}, 1),
+    ("pocket", "swaps_in_ties", {"pocket-solution": POCKET_RANDOM_CYCLE.replace(
+        "if m < best_mistakes:", "if m <= best_mistakes:            # <= : a tie replaces the earlier weights")}, 1),
+    ("pocket", "ignores_a_generator", {"pocket-solution": POCKET_RANDOM_CYCLE.replace(
+        "rng = np.random.default_rng(rng)",
+        "rng = np.random.default_rng(None if isinstance(rng, np.random.Generator) else rng)   # a fresh one")}, 1),
     ("pocket", "calls_course_lib", {"pocket-solution": "return cl.pocket(X, y, max_updates, rng=rng).w\n"}, 0),
     ("pocket", "returns_zeros", {"pocket-solution": """
 return np.zeros(np.asarray(X).shape[1])

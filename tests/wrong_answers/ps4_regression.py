@@ -21,6 +21,9 @@ X = np.asarray(X, dtype=float)
 y = np.asarray(y, dtype=float)
 return np.linalg.solve(X.T @ X, X.T @ y) / len(y)     # the 1/N of E_in carried into w
 """}, 0),
+    ("linear", "arrays_only", {"linear-solution": """
+return np.linalg.solve(X.T @ X, X.T @ y)                # X.T: fails for X given as a list (array-like)
+"""}, 1),
     ("linear", "calls_course_lib", {"linear-solution": "return cl.linear_regression(X, y)\n"}, 0),
     # -- hat_matrix: 1 point for H y, 2 for the projection ---------------------------------
     ("hat", "inverse_only", {"hat-solution": """
@@ -36,6 +39,16 @@ return np.eye(len(X))                                 # H y = y: the fitted valu
 """}, 0),
     ("hat", "calls_course_lib", {"hat-solution": "return cl.hat_matrix(X)\n"}, 0),
     # -- cross-entropy: 1 point for the values, 2 for the derivative, 1 for large signals -------
+    # the grader writes an argument a function changed back into the test's own array (as Jupyter's caller
+    # sees it): zeroing y makes the error ln 2 and every gradient 0, for the student's code and for a
+    # reference computed from that y afterwards; the tests copy what they pass, so it earns nothing
+    ("crossentropy", "zeroes_y_in_place", {"crossentropy-error-solution": """
+y = np.asarray(y)
+y *= 0                                                 # the caller's labels, zeroed
+return float(np.log(2.0))
+""", "crossentropy-gradient-solution": """
+return np.zeros(np.asarray(w).shape)
+"""}, 0),
     ("crossentropy", "gradient_wrong_sign", {"crossentropy-gradient-solution": """
 X = np.asarray(X, dtype=float)
 y = np.asarray(y, dtype=float)

@@ -72,6 +72,14 @@ X = np.asarray(X, dtype=float)
 Z = X if Z is None else np.asarray(Z, dtype=float)
 return np.exp(gamma * ((X[:, None, :] - Z[None, :, :]) ** 2).sum(axis=2))   # grows with distance, overflows
 """}, 0),
+    ("rbf", "shifts_z_in_place", {"rbf-solution": """
+X = np.asarray(X, dtype=float)
+Z = X.copy() if Z is None else np.asarray(Z, dtype=float)   # no copy for an array Z: the caller's
+centre = X.mean(axis=0)
+Z -= centre                                            # shifting both keeps every distance ...
+X = X - centre                                         # ... and the caller's Z is now shifted
+return np.exp(-gamma * ((X[:, None, :] - Z[None, :, :]) ** 2).sum(axis=2))
+"""}, 1),
     ("rbf", "calls_course_lib", {"rbf-solution": "return cl.rbf_kernel(X, Z, gamma=gamma)\n"}, 0),
     # -- dual_qp: 2 points for the hard margin, 1 for the soft margin's box ------------------------
     ("dual", "q_without_the_labels", {"dual-solution": """
@@ -197,6 +205,18 @@ for x in np.asarray(X, dtype=float):
     out.append(tied[0] if len(tied) == 1 else y_train[nearest[0]])   # the 1-NN label, tied or not
 return np.array(out)
 """}, 2),
+    ("knn", "distance_ties_to_the_smaller_label", {"knn-solution": """
+X_train = np.asarray(X_train, dtype=float)
+y_train = np.asarray(y_train)
+out = []
+for x in np.asarray(X, dtype=float):
+    distances = np.sqrt(((X_train - x) ** 2).sum(axis=1))
+    nearest = sorted(range(len(y_train)), key=lambda n: (distances[n], y_train[n]))[:k]   # equal distances: smaller label
+    votes = list(y_train[nearest])
+    top = max(votes.count(v) for v in votes)
+    out.append(next(v for v in votes if votes.count(v) == top))
+return np.array(out)
+"""}, 2),
     ("knn", "k_plus_one_neighbours", {"knn-solution": _majority_of(
         'np.argsort(((X_train - x) ** 2).sum(axis=1), kind="stable")[:k + 1]', "one too many")}, 0),
     ("knn", "skips_the_nearest", {"knn-solution": _majority_of(
@@ -231,6 +251,10 @@ X_train = np.asarray(X_train, dtype=float)
 low, high = X_train.min(axis=0), X_train.max(axis=0)
 return (np.asarray(X, dtype=float) - low) / np.where(high > low, high - low, 1.0)   # to [0, 1], not mean 0, sd 1
 """}, 0),
+    ("standardize", "arrays_only", {"standardize-solution": """
+scale = X_train.std(axis=0)                            # X_train.std: fails for a list (array-like)
+return (np.asarray(X, dtype=float) - X_train.mean(axis=0)) / np.where(scale > 0, scale, 1.0)
+"""}, 1),
     ("standardize", "calls_course_lib", {"standardize-solution": "return cl.fit_standardizer(X_train).transform(X)\n"}, 0),
 ]
 

@@ -146,11 +146,15 @@ def leave_one_out_error(Z, y, *, weight_decay=0.0):
     U, s, _ = np.linalg.svd(Z, full_matrices=False)
     tol = (s[0] if s.size else 0.0) * max(Z.shape) * np.finfo(float).eps
     U, s2 = U[:, s > tol], s[s > tol] ** 2
+    exact = U.shape[1] == n                                   # the columns span every direction: nothing outside
     g = lam / (s2 + lam) if lam > 0 else np.zeros_like(s2)   # 1 - s^2 / (s^2 + lambda), without cancelling
+    if exact and lam > 0:
+        # residual and room below are both proportional to lambda here, so their ratio is computed from
+        # 1 / (s^2 + lambda): a lambda so small that lambda / (s^2 + lambda) underflows keeps its precision
+        g = 1.0 / (s2 + lam)
     uy = U.T @ y
     residual = -(U @ (g * uy))                                # y_hat - y within the span of the columns
     room = (U * U) @ g                                        # 1 - H_nn within the span
-    exact = U.shape[1] == n                                   # the columns span every direction: nothing outside
     if not exact:
         residual -= y - U @ uy                                # the part of y outside the span
         room += np.maximum(1.0 - np.sum(U * U, axis=1), 0.0)

@@ -114,6 +114,16 @@ class GradeRow:
     pending: list = field(default_factory=list)   # hand-graded answers without a grade yet
     review: list = field(default_factory=list)    # answers changed since a grader's work, not looked at again
 
+    def __getitem__(self, key):
+        """``row["score"]``: the fields read as a mapping too."""
+        try:
+            return getattr(self, key)
+        except AttributeError:
+            raise KeyError(key) from None
+
+    def get(self, key, default=None):
+        return getattr(self, key, default)
+
     @property
     def scored(self):
         """Whether the row has a total (final or provisional)."""
@@ -318,6 +328,7 @@ class LMSExport:
     provisional: list = field(default_factory=list)         # left out: provisional (student, reason)
     not_final: list = field(default_factory=list)           # left out: ungraded, not autograded (student, status)
     unknown: list = field(default_factory=list)             # left out: not in the roster (student ids)
+    unidentifiable: list = field(default_factory=list)      # left out: their LMS identity cannot be written plainly
     provisional_path: Path = None
 
 
@@ -342,8 +353,11 @@ def lms_export(course, grades, form, roster, out_dir, *, provisional=False):
             continue
         entry = roster.find(r.student) if roster is not None else None
         if r.status == FINAL or (provisional and r.status == PROVISIONAL):
-            if entry is None or not entry.can_identify(form):
+            if entry is None:
                 report.unknown.append(r.student)
+                continue
+            if not entry.can_identify(form):
+                report.unidentifiable.append(r.student)
                 continue
             (final if r.status == FINAL else waiting).append((entry, r))
         elif r.status == PROVISIONAL:

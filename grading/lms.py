@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .course import Course, CourseError
-from .csvfiles import plain
+from .csvfiles import plain, safe
 
 __all__ = ["ROSTER_FILE", "Roster", "RosterEntry", "collect_lms", "import_record", "read_roster", "valid_student_id"]
 
@@ -114,10 +114,22 @@ class RosterEntry:
         return self.name
 
     def can_identify(self, form):
-        """Whether the LMS ``form`` can find this student from the identity columns written for it."""
+        """Whether the LMS ``form`` finds this student from the identity columns written for it.
+
+        A value that begins like a formula is written quoted (:mod:`grading.csvfiles`), and the
+        LMS would then not recognise it: Canvas finds a student by the numeric ``ID`` first, so
+        only that must be plain there; Moodle maps whichever column the TA chooses, so every
+        identity value must be plain (one user it does not recognise stops Moodle's import).
+        """
+        def plain_value(v):
+            return safe(v) == v
+
         if form == "canvas":
-            return bool(self.lms_id or self.sis_id or self.login)
-        return bool(self.login or self.email or self.sis_id)
+            if self.lms_id and plain_value(self.lms_id):
+                return True
+            return any(v and plain_value(v) for v in (self.sis_id, self.login))
+        values = [v for v in (self.login, self.email, self.sis_id) if v]
+        return bool(values) and all(plain_value(v) for v in values)
 
 
 _ALIASES = {"student_id": ("student_id", "nbgrader_id", "student"), "lms_id": ("lms_id", "id", "user_id"),

@@ -121,7 +121,8 @@ def statistics(exercises, tests, rows, *, messages=None, manual=None):
             lines.append(f"{gid:<48}{fmt(pts):>6}{'-':>9}")
             continue
         rate = sum(s >= pts for s in results) / len(results)
-        values = sorted(set(results) | {0.0, float(pts)})
+        steps = {float(v) for v in range(int(pts) + 1)} if float(pts).is_integer() and pts <= 12 else set()
+        values = sorted(set(results) | {0.0, float(pts)} | steps)
         flag = "   <- nobody passes this test" if rate == 0 else ("   <- fewer than 1 in 4 pass" if rate < 0.25 else "")
         by_hand = "   (graded by hand)" if gid in (manual or {}) else ""
         lines.append(f"{gid:<48}{fmt(pts):>6}{100 * rate:>8.1f}%  {_bar(Counter(results), values)}{flag}{by_hand}")
@@ -329,6 +330,10 @@ def grades(root, assignment, *, out=None, form="csv", provisional=False, roster=
         if report.not_final:
             lines.append(f"  left out, no total ({len(report.not_final)}): "
                          + ", ".join(f"{s} ({st})" for s, st in report.not_final))
+        if report.unidentifiable:
+            lines.append(f"  left out, LMS IDENTITY NOT WRITABLE ({len(report.unidentifiable)}): "
+                         f"{', '.join(report.unidentifiable)} (it begins like a spreadsheet formula and is written "
+                         f"quoted, which the LMS would not recognise; enter their grades by hand)")
         if report.unknown:
             lines.append(f"  left out, NOT IN THE ROSTER ({len(report.unknown)}): {', '.join(report.unknown)} "
                          f"(the LMS would refuse or misplace them; add them to {where(lms_roster.path)})")

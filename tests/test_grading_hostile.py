@@ -368,7 +368,7 @@ def hostile(tmp_path_factory):
                                                       "honest_helper_module"])
 def test_each_submission_earns_exactly_what_it_solved(hostile, student):
     row = hostile["rows"][student]
-    assert row["status"] == "graded", f"{student}: {row['reason']}"
+    assert row["status"] == "final", f"{student}: {row['reason']}"
     assert row["score"] == _expected(student), f"{student}: {row['parts']}"
     if student in ATTACKS:
         attacked = ATTACKS[student][1]

@@ -339,7 +339,6 @@ def test_dask_cluster_grades_like_the_local_run(tmp_path, dask_cluster):
 def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
     """SIGINT to a running `python -m grading autograde`: what finished is kept, the rerun grades the rest."""
     import fcntl
-    import json
     import os
     import pty
     import re
@@ -355,7 +354,6 @@ def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
     students = [f"s{i}" for i in range(6)]
     for s in students:
         submit(course, s, fill(released, ref))
-    status_file = course / "autograded" / "grading-status.json"
     cmd = [sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT,
            "--timeout", str(TIMEOUT), "--jobs", "2"]
     # stderr on a terminal, so that the run draws its progress bar ("ps1_perceptron: 2/6 |"): the
@@ -383,11 +381,7 @@ def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
     listener.start()
 
     def finished():
-        try:
-            entries = json.loads(status_file.read_text()).get(ASSIGNMENT, {})
-        except (OSError, ValueError):
-            return 0
-        return sum(1 for v in entries.values() if v.get("status") == "graded" and not v.get("interrupted"))
+        return sum(1 for v in _records(course).values() if v.get("status") == "graded" and not v.get("interrupted"))
 
     assert two_done.wait(600), f"the run never said two submissions were done: {said.decode(errors='replace')}"
     assert proc.poll() is None, "the run ended before it could be interrupted"
@@ -521,6 +515,13 @@ class _FolderWatch:
         os.close(self.fd)
 
 
+def _records(course):
+    """``{student: record as a dict}`` of the course's grading records of the assignment (see grading.status)."""
+    from grading.course import Course
+    from grading.status import StatusBook
+    return {s: r.to_dict() for s, r in StatusBook(Course(course), ASSIGNMENT).all().items()}
+
+
 def _test_points(course):
     """``({grade_id: points} of the test cells, points of the whole assignment)`` from the instructor's notebook."""
     import nbformat
@@ -554,7 +555,6 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     the rerun grades only the rest.
     """
     import csv
-    import json
     import subprocess
     import sys
     import time
@@ -578,21 +578,18 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     total = sum(points.values())
     expected = {s: total for s in students}
     expected[students[0]] = total - sum(p for g, p in points.items() if g.startswith("radius-"))
-    status_file = course / "autograded" / "grading-status.json"
+    status_folder = course / "autograded" / "grading-status" / ASSIGNMENT
     cmd = [sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT,
            "--timeout", str(TIMEOUT), "--jobs", "1"]
 
     def entries():
-        try:
-            return json.loads(status_file.read_text()).get(ASSIGNMENT, {})
-        except (OSError, ValueError):
-            return {}
+        return _records(course)
 
     def graded(state):
         return sorted(s for s, v in state.items() if v.get("status") == "graded" and not v.get("interrupted"))
 
-    status_file.parent.mkdir()
-    changes = _FolderWatch(status_file.parent)          # the run replaces the status file after each step
+    status_folder.mkdir(parents=True)
+    changes = _FolderWatch(status_folder)               # the run replaces a student's record after each step
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         deadline = time.monotonic() + 900

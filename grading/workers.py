@@ -29,13 +29,14 @@ ROOT = Path(__file__).resolve().parents[1]
 CODE = ("grading", "course_lib")
 
 
-def identity(root=ROOT):
-    """What this machine grades with: ``{"commit", "lock", "code"}`` (strings; "unknown" when it cannot be told).
+def identity(root=None):
+    """What this process grades with: ``{"commit", "lock", "code"}`` (strings; "unknown" when it cannot be told).
 
-    ``code`` is a digest of the ``.py`` files of ``grading/`` and ``course_lib/`` as they are on
-    disk, so an edit not yet committed shows too.
+    ``root`` is the checkout whose ``grading`` runs (default: the one this module was imported
+    from). ``code`` is a digest of the ``.py`` files of ``grading/`` and ``course_lib/`` as they
+    are on disk, so an edit not yet committed shows too.
     """
-    root = Path(root)
+    root = Path(root) if root is not None else ROOT
     try:
         commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
                                 timeout=30).stdout.strip() or "unknown"

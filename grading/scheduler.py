@@ -426,9 +426,13 @@ class ProgressLog:
 
     def _watch(self):
         while not self.stopped.wait(min(self.seconds, 5.0)):
-            with self.lock:
-                if self.clock() - self.last_time >= self.seconds:
-                    self._line()
+            self.poll()
+
+    def poll(self):
+        """Say where the run is if ``seconds`` passed since the last line (the watcher calls it every few seconds)."""
+        with self.lock:
+            if self.clock() - self.last_time >= self.seconds:
+                self._line()
 
     def update(self, n=1):
         with self.lock:

@@ -40,7 +40,7 @@ HOW_TO_INSTALL = ("no Chromium for the browser tests: install Debian's package (
                   "or Playwright's browser (.venv/bin/python -m playwright install chromium); "
                   "set COURSE_REQUIRE_BROWSER=1 to make its absence a failure")
 # What a copy of the course leaves out: environment, version control, caches, grading state.
-NOT_COPIED = shutil.ignore_patterns(".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info",
+NOT_COPIED = shutil.ignore_patterns(".venv", ".venv-grading", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info",
                                     ".ipynb_checkpoints", "browser-screenshots", "submitted", "autograded",
                                     "feedback", "gradebook.db*", "grades.csv", "grades-*")
 MODES = {"student": "lab", "instructor": "lab-instructor"}

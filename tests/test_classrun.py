@@ -89,7 +89,7 @@ def template(tmp_path_factory):
 
     work = tmp_path_factory.mktemp("classrun")
     course = make_course(work)
-    for extra in ("Makefile", "scripts"):
+    for extra in ("Makefile", "scripts", "uv.lock", "pyproject.toml"):
         (shutil.copytree if (ROOT / extra).is_dir() else shutil.copy)(ROOT / extra, course / extra)
     release(course, ASSIGNMENT)
     released = nbformat.read(course / "release" / ASSIGNMENT / NB, as_version=4)
@@ -177,7 +177,7 @@ def formgrader(browser, tmp_path_factory, template):
 
 def _click_autograde(page, lab, students):
     """The Formgrader's Manage Submissions page: the autograde button of each student, one after another."""
-    page.goto(lab.url(f"formgrader/manage_submissions/{ASSIGNMENT}"))
+    page.goto(lab.url(f"formgrader/manage_submissions/{ASSIGNMENT}").split("?")[0])
     for sid in students:
         row = page.locator("tr", has=page.locator("td", has_text=re.compile(rf"^\s*{re.escape(sid)}\s*$"))).first
         row.wait_for()
@@ -250,7 +250,17 @@ def new_page_module(browser):
     """Pages of one browser context for the module (the Formgrader's cookie kept)."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     context.set_default_timeout(ld.WAIT_MS)
-    yield lambda lab: context.new_page()
+    logged_in = set()
+
+    def make(lab):
+        page = context.new_page()
+        if lab.base not in logged_in:                 # the instructor logs in: the server's cookie
+            page.goto(lab.url("lab"))
+            page.wait_for_selector(".lm-MenuBar-itemLabel:has-text('Nbgrader')")
+            logged_in.add(lab.base)
+        return page
+
+    yield make
     context.close()
 
 
@@ -301,13 +311,15 @@ def test_formula_ids_are_text_in_every_file(paths):
     for name in (f"grades-{ASSIGNMENT}.csv", "grades.csv", "export.csv"):
         cells = [c for row in csv.reader(got[name].decode().splitlines()) for c in row]
         assert "'=1+2" in cells and "'@SUM(1+1)" in cells, name
-        assert not [c for c in cells if c[:1] in "=+-@" and not re.fullmatch(r"-?\d+(\.\d+)?", c)], name
+        assert not [c for c in cells if c and c[0] in "=+-@" and not re.fullmatch(r"-?\d+(\.\d+)?", c)], name
 
 
 def test_checksum_warnings_only_for_the_test_cell_really_changed(paths):
     """nbgrader's own command, on a gradebook that knew only the due date: it grades, and warns only where it should."""
     said = paths["said"]["nbgrader"]
-    assert "No notebooks found" not in said and "No assignment" not in said, said[-3000:]
+    # (nbgrader says "No notebooks found" once: for b05, whose notebook has another name)
+    assert said.count("No notebooks found") == 1 and "No assignment with ID" not in said, said[-3000:]
+    assert "Pre-convert hook failed" not in said, said[-3000:]
     warned = re.findall(r"Attribute 'checksum' for cell (\S+) has changed", said)
     assert warned == ["radius-longest-example-with-x0"], warned
 

@@ -127,6 +127,36 @@ def test_a_killed_worker_loses_nothing(tmp_path):
     assert got == {i: (2 * i, None) for i in range(8)}
 
 
+def test_progress_in_a_log_is_a_line_every_few_submissions_or_seconds():
+    import io
+
+    clock = [0.0]
+    out = io.StringIO()
+    with sched.progress_reporter(25, desc="ps1", bar=False, stream=out, every=10, seconds=30) as progress:
+        progress.clock = lambda: clock[0]                       # (the reporter's own clock, moved by hand)
+        progress.start = progress.last_time = 0.0
+        for n in range(1, 26):
+            clock[0] += 2 if n != 12 else 100                   # the twelfth submission takes 100 s
+            progress.note(f"{n} graded, 0 not graded")
+            progress.update(1)
+            if n == 12:
+                clock[0] += 40                                  # and then nothing for 40 s: the watcher speaks
+                progress.poll()
+    lines = out.getvalue().splitlines()
+    assert lines == ["ps1: 10/25 submissions (10 graded, 0 not graded), 20 s, about 30 s left",
+                     "ps1: 12/25 submissions (12 graded, 0 not graded), 2 min, about 2 min left",   # 100 s passed
+                     "ps1: 12/25 submissions (12 graded, 0 not graded), 3 min, about 3 min left",   # 40 s silent
+                     "ps1: 22/25 submissions (22 graded, 0 not graded), 3 min, about 25 s left",
+                     "ps1: 25/25 submissions (25 graded, 0 not graded), 3 min"], lines
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    term = Terminal()
+    with sched.progress_reporter(3, desc="ps1", stream=term) as progress:
+        progress.update(3)
+    assert "3/3 |" in term.getvalue()                           # a terminal gets the bar
+
+
 def test_a_job_that_fails_to_prepare_is_reported_not_run():
     got = {}
 

@@ -23,7 +23,6 @@ to. Here every run
 """
 import copy
 import logging
-import os
 import tempfile
 from pathlib import Path
 
@@ -149,40 +148,6 @@ def sync_gradebook(course, assignment, logger=None):
     ClassRun(course, assignment).sync_gradebook(logger)
 
 
-def _database_identity(db_url):
-    """What identifies a SQLite gradebook file (device, inode), to notice it vanishing mid-run; None otherwise."""
-    if not db_url.startswith("sqlite:///"):
-        return None
-    try:
-        st = os.stat(db_url[len("sqlite:///"):])
-    except OSError:
-        return "missing"
-    return (st.st_dev, st.st_ino)
-
-
-def _gradebook_holds(db_url, assignment, identity):
-    """True while the gradebook is the one this run started with and still holds ``assignment``.
-
-    A SQLite file that was removed is not opened (opening would create an empty one), and a
-    new file in its place (the same inode number can come back) holds no assignment: grading
-    on would score every test cell against nothing.
-    """
-    from sqlalchemy import create_engine, text
-
-    if _database_identity(db_url) != identity:
-        return False
-    try:
-        engine = create_engine(db_url)
-        try:
-            with engine.connect() as conn:
-                found = conn.execute(text("SELECT 1 FROM assignment WHERE name = :a"), {"a": assignment}).first()
-        finally:
-            engine.dispose()
-    except Exception:  # noqa: BLE001 - any failure means it is not usable
-        return False
-    return found is not None
-
-
 def _require_course_engine(cfg):
     """Refuse to grade with a configuration that does not run the course's engine and record its outcome."""
     steps = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
@@ -225,7 +190,7 @@ class _ClassGrading:
         self.run = ClassRun(course, assignment, config=cfg)
         self.notebooks = course.notebooks(assignment)
         self.finishing = sched.with_precomputed(cfg)
-        self.database = _database_identity(course.db_url)
+        self.database = gbk.identity(course.db_url)
         self.counts = {"graded": 0, "ungraded": 0}
         self.progress = None
 
@@ -250,7 +215,7 @@ class _ClassGrading:
     def _check_gradebook(self, why="the database was removed or replaced, or no longer holds the assignment"):
         from . import scheduler as sched
 
-        if not _gradebook_holds(self.course.db_url, self.assignment, self.database):
+        if not gbk.holds(self.course.db_url, self.assignment, self.database):
             raise sched.GradebookGone(why)
 
     def record(self, student, result, error):

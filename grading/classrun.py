@@ -407,11 +407,11 @@ class RestoreUnchangedTests(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         from nbformat import from_dict
-        from nbgrader.api import Gradebook, MissingEntry
+        from nbgrader.api import MissingEntry
         from nbgrader.preprocessors import ClearHiddenTests
 
         info = resources.get("nbgrader", {})
-        with gbk.quiet(), Gradebook(info["db_url"]) as gb:
+        with gbk.open_url(info["db_url"]) as gb:
             try:
                 book = gb.find_notebook(info["notebook"], info["assignment"])
             except MissingEntry:

@@ -186,8 +186,11 @@ def assignment_grades(course, assignment, *, gb=None):
     if gb is None:
         with gbk.open_gradebook(course) as gb:
             return assignment_grades(course, assignment, gb=gb)
+    from .lms import import_record
+
     policy = Policy.from_config(course.config)
     extensions = read_extensions(course.root)
+    imported = import_record(course, assignment)
     records = StatusBook(course, assignment).all()
     submitted = set(course.submissions(assignment))
     with gbk.quiet():
@@ -197,7 +200,7 @@ def assignment_grades(course, assignment, *, gb=None):
         students = {s.id: s for s in gb.students}
         rows = [_row(gb, course, assignment, sid, students.get(sid), records.get(sid), sid in submitted,
                      exercises=exercises, manual_cells=manual_cells, total=total, policy=policy,
-                     extension=extensions.get((assignment, sid)))
+                     extension=extensions.get((assignment, sid)), lms=imported.get(sid))
                 for sid in sorted(set(students) | set(records) | submitted)]
     return AssignmentGrades(assignment, exercises, tests, manual_cells, rows)
 
@@ -207,14 +210,8 @@ def class_rows(course, assignment, *, gb=None):
     return assignment_grades(course, assignment, gb=gb).rows
 
 
-def _lms_late_unknown(course, assignment, student):
-    """Whether an LMS download marked the submission late without giving its time."""
-    from .lms import import_record
-    info = import_record(course, assignment).get(student) or {}
-    return bool(info.get("late")) and not info.get("submitted_at")
-
-
-def _row(gb, course, assignment, sid, st, record, submitted, *, exercises, manual_cells, total, policy, extension):
+def _row(gb, course, assignment, sid, st, record, submitted, *, exercises, manual_cells, total, policy, extension,
+         lms=None):
     row = GradeRow(sid, assignment, total, first_name=getattr(st, "first_name", None) or "",
                    last_name=getattr(st, "last_name", None) or "", email=getattr(st, "email", None) or "")
     if extension is not None:
@@ -267,7 +264,7 @@ def _row(gb, course, assignment, sid, st, record, submitted, *, exercises, manua
         why.append("awaiting manual grading: " + ", ".join(row.pending))
     if row.review:
         why.append("changed since a grader's work, to review: " + ", ".join(row.review))
-    if _lms_late_unknown(course, assignment, sid) and row.timestamp is None:
+    if (lms or {}).get("late") and not (lms or {}).get("submitted_at") and row.timestamp is None:
         why.append("the LMS marked it late without its submission time (make collect-lms TIMES=...)")
     row.status = PROVISIONAL if why else FINAL
     row.reason = "; ".join(why)

@@ -14,8 +14,9 @@ import os
 import warnings
 from dataclasses import dataclass
 
-__all__ = ["LateState", "ManualMark", "alive", "database_error_line", "forget", "is_database_error", "manual_marks",
-           "open_gradebook", "place", "problem", "quiet", "refresh_late", "set_flags", "submission"]
+__all__ = ["LateState", "ManualMark", "alive", "database_error_line", "forget", "holds", "identity",
+           "is_database_error", "manual_marks", "open_gradebook", "open_url", "place", "problem", "quiet", "refresh_late",
+           "set_flags", "submission"]
 
 
 @contextlib.contextmanager
@@ -33,9 +34,16 @@ def quiet():
 @contextlib.contextmanager
 def open_gradebook(course):
     """nbgrader's ``Gradebook`` of ``course`` (a :class:`grading.course.Course`), quietly, as a context."""
+    with open_url(course.db_url, course.course_id) as gb:
+        yield gb
+
+
+@contextlib.contextmanager
+def open_url(db_url, course_id=""):
+    """nbgrader's ``Gradebook`` at ``db_url``, quietly (for nbgrader's plug-ins, which know only the URL)."""
     from nbgrader.api import Gradebook
 
-    with quiet(), Gradebook(course.db_url, course.course_id) as gb:
+    with quiet(), Gradebook(db_url, course_id) as gb:
         yield gb
 
 
@@ -102,6 +110,40 @@ def problem(db_url, *, timeout=20):
     except Exception as exc:  # noqa: BLE001 - whatever it is, it is the reason
         return database_error_line(exc)
     return None
+
+
+def identity(db_url):
+    """What identifies a SQLite gradebook file (device, inode), to notice it vanishing mid-run; None otherwise."""
+    if not db_url.startswith("sqlite:///"):
+        return None
+    try:
+        st = os.stat(db_url[len("sqlite:///"):])
+    except OSError:
+        return "missing"
+    return (st.st_dev, st.st_ino)
+
+
+def holds(db_url, assignment, since):
+    """True while the gradebook is the one a run started with (``since``: its :func:`identity`) and holds ``assignment``.
+
+    A SQLite file that was removed is not opened (opening would create an empty one), and a
+    new file in its place (the same inode number can come back) holds no assignment: grading
+    on would score every test cell against nothing.
+    """
+    from sqlalchemy import create_engine, text
+
+    if identity(db_url) != since:
+        return False
+    try:
+        engine = create_engine(db_url)
+        try:
+            with engine.connect() as conn:
+                found = conn.execute(text("SELECT 1 FROM assignment WHERE name = :a"), {"a": assignment}).first()
+        finally:
+            engine.dispose()
+    except Exception:  # noqa: BLE001 - any failure means it is not usable
+        return False
+    return found is not None
 
 
 def alive(db_url):

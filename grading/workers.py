@@ -9,7 +9,7 @@ grades), and nothing runs where they differ:
   module as a preload: the scheduler keeps the instructor's identity;
 * ``make grading-worker SCHEDULER=tcp://host:8786`` (each grading machine, in a clone of the
   course) installs exactly what grading needs (``uv sync --frozen --extra dask``: the course's
-  dependencies, Dask and nbgrader, nothing of JupyterLab), checks bubblewrap, compares its
+  dependencies, Dask and nbgrader, as ``uv.lock`` pins them), checks bubblewrap, compares its
   identity with the scheduler's and refuses with one line when they differ, then starts
   single-threaded workers, one per core;
 * ``make autograde DASK_SCHEDULER=...`` asks every worker for its identity first

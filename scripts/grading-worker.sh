@@ -1,7 +1,7 @@
 #!/bin/sh
 # make grading-worker SCHEDULER=tcp://host:8786: a grading machine in one command.
 #   1. installs exactly what grading needs into $GRADING_VENV (default .venv-grading): the course's
-#      dependencies, Dask and nbgrader, as uv.lock pins them (the "dask" extra; no JupyterLab), with
+#      dependencies, Dask and nbgrader, as uv.lock pins them (the "dask" extra, nothing else), with
 #      the course's pinned uv (scripts/uv.sh finds or installs it: uv need not be on PATH);
 #   2. looks after bubblewrap, the sandbox every submission runs in;
 #   3. compares this clone (commit, uv.lock, grading code) with what the scheduler serves and refuses

@@ -23,6 +23,7 @@ to. Here every run
 """
 import copy
 import logging
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -91,8 +92,26 @@ def release(root, assignment, *, dest=None):
     quiet.setLevel(logging.ERROR)
     if not quiet.handlers:
         quiet.addHandler(logging.StreamHandler())
+    # generated beside, then put in place: a generation that fails leaves the released (committed) files as they were
     with tempfile.TemporaryDirectory() as tmp:
-        generate(course, assignment, release_dir=dest, db_url=f"sqlite:///{Path(tmp) / 'gradebook.db'}", logger=quiet)
+        staging = Path(tmp) / "release"
+        generate(course, assignment, release_dir=staging, db_url=f"sqlite:///{Path(tmp) / 'gradebook.db'}",
+                 logger=quiet)
+        made = staging / assignment
+        if not (made / f"{course.notebooks(assignment)[0]}.ipynb").is_file():
+            raise CourseError(f"nbgrader could not generate {assignment} from {course.source_dir / assignment} "
+                              f"(nothing in {dest} was changed); run `nbgrader generate_assignment {assignment}` "
+                              "to see why")
+        dest.mkdir(parents=True, exist_ok=True)
+        target = dest / assignment
+        old = dest / f".{assignment}.replaced"
+        if old.exists():
+            shutil.rmtree(old)
+        if target.exists():
+            target.rename(old)
+        shutil.move(str(made), str(target))
+        if old.exists():
+            shutil.rmtree(old)
     if into_course and not gbk.problem(course.db_url):
         run = ClassRun(course, assignment)
         if not run.gradebook_current():

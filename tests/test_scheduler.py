@@ -618,7 +618,7 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     def graded(state):
         return sorted(s for s, v in state.items() if v.get("status") == "graded" and not v.get("interrupted"))
 
-    status_folder.mkdir(parents=True)
+    status_folder.mkdir(parents=True, exist_ok=True)
     changes = _FolderWatch(status_folder)               # the run replaces a student's record after each step
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:

@@ -28,7 +28,6 @@ import zipfile
 import labdriver as ld
 import nbformat
 import pytest
-from answer_bodies import ENDLESS as PLA_ENDLESS
 from grading_helpers import ASSIGNMENT, ROOT, fill, grade_id, make_course, reference_bodies, with_answers
 
 pytest_plugins = ["labdriver"]
@@ -48,7 +47,6 @@ CLASS = {
     "b04": (504, "turingalan", "broken", "2026-11-20T15:00:00Z"),             # not a notebook
     "b05": (505, "knuthdon", "renamed", "2026-11-20T16:00:00Z"),              # notebook under another name
     "b06": (506, "liskovbarbara", "late", "2026-11-22T09:59:00Z"),            # 34 h late: two started days
-    "b07": (507, "ritchiedennis", "endless", "2026-11-20T17:00:00Z"),         # PLA never returns
     "b08": (508, "hamiltonmargaret", "edited test", "2026-11-20T18:00:00Z"),  # a visible test cell edited
     "=1+2": (509, "formulaone", "reference", "2026-11-20T19:00:00Z"),         # named like spreadsheet formulas
     "@SUM(1+1)": (510, "formulatwo", "reference", "2026-11-20T20:00:00Z"),
@@ -69,8 +67,6 @@ def _notebook(kind, released, ref):
             if grade_id(cell) == WRITTEN:
                 cell.source = ANSWER
         return nb
-    if kind == "endless":
-        return fill(released, with_answers(ref, pla_solution=PLA_ENDLESS))
     if kind in ("edited test", "renamed"):
         nb = fill(released, ref)
         if kind == "edited test":
@@ -389,12 +385,12 @@ def test_a_manual_grade_in_the_formgrader_is_in_the_exports_at_once(paths, formg
 
 def test_feedback_pages_say_the_penalty_hold_no_instructor_line_and_fit(paths, formgrader, new_page_module):
     course = formgrader.course
-    for sid in ("b06", "b07"):
+    for sid in ("b06", "b02"):
         reply = formgrader.api(f"formgrader/api/assignment/{ASSIGNMENT}/{sid}/generate_feedback", method="POST",
                                body={})
         assert reply["success"], reply
     page = new_page_module(formgrader)
-    for sid in ("b06", "b07"):
+    for sid in ("b06", "b02"):
         html = (course / "feedback" / sid / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
         assert "make regrade-check" not in html and "instructor replays" not in html
         page.goto((course / "feedback" / sid / ASSIGNMENT / f"{ASSIGNMENT}.html").as_uri())
@@ -403,7 +399,7 @@ def test_feedback_pages_say_the_penalty_hold_no_instructor_line_and_fit(paths, f
         assert overflow <= 1, f"{sid}: the page is {overflow} px wider than the window"
         assert page.locator("math").count() > 5
     text = page.locator("body").text_content()
-    assert "Late penalty" not in text                                  # b07 was on time
+    assert "Late penalty" not in text                                  # b02 was on time
     page.goto((course / "feedback" / "b06" / ASSIGNMENT / f"{ASSIGNMENT}.html").as_uri())
     note = page.locator(".course-late").text_content()
     assert "Due date: 2026-11-20 23:59 UTC" in note and "Late penalty: 34.0 h late" in note, note

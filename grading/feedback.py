@@ -10,8 +10,8 @@ feedback preprocessors and
 * rewrites error tracebacks so that no line of a hidden test appears in them: frames
   and context lines that show hidden-test code are replaced by a note; the error's own
   message (what was expected, what came back) stays;
-* leaves out the lines written for the instructor (how to replay a test with
-  ``make regrade-check``): a student cannot run them, and they ran off the page.
+* leaves out what is written for the instructor (how to replay a test with ``make
+  regrade-check``): a student cannot run it, and it ran off the page; the test's seed stays.
 """
 import re
 import shutil
@@ -29,6 +29,7 @@ __all__ = ["HideHiddenTests", "feedback", "hidden_lines", "without_instructor_li
 BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 NOTE = "# (hidden tests were run here; their code is not shown)"
 INSTRUCTOR_ONLY = re.compile(r"^.*\bmake regrade-check\b.*$\n?", re.M)
+_REPLAY = re.compile(r";\s*an instructor replays it with make regrade-check[^)\n]*\)")
 _CONTEXT = re.compile(r"^\s*(?:-*>\s*)?\d+\s(?P<code>.*)$")
 
 
@@ -71,15 +72,19 @@ def strip_hidden(source):
 
 
 def without_instructor_lines(text):
-    """``text`` without the lines meant for the instructor (how to replay a test: ``make regrade-check``).
+    """``text`` without what is meant for the instructor (how to replay a test: ``make regrade-check``).
+
+    A failing test's note keeps its seed (the student can quote it) and loses the command.
 
     Examples
     --------
-    >>> note = "(seed 7; an instructor replays it with make regrade-check ASSIGNMENT=a STUDENT=b CELL=c)"
+    >>> note = "(this test's random data: seed 7; an instructor replays it with make regrade-check A=a CELL=c)"
     >>> without_instructor_lines("expected 3, got 4\\n" + note)
-    'expected 3, got 4\\n'
+    "expected 3, got 4\\n(this test's random data: seed 7)"
+    >>> without_instructor_lines("run make regrade-check STUDENT=b\\nok")
+    'ok'
     """
-    return INSTRUCTOR_ONLY.sub("", text)
+    return INSTRUCTOR_ONLY.sub("", _REPLAY.sub(")", text))
 
 
 def _scrub_frame(frame, secret):

@@ -144,7 +144,8 @@ def main(argv=None):
             course = Course(args.course)
             course.check_assignment(args.assignment)
             done = ClassRun(course, args.assignment).reviewed(args.student, args.cells or None)
-            print(f"{args.student}: {', '.join(done) or 'nothing'} no longer listed for review on {args.assignment}")
+            print(f"{args.student}: {', '.join(done)} no longer listed for review on {args.assignment}" if done else
+                  f"{args.student}: no answer of {args.assignment} was listed for review")
         elif args.command == "audit":
             from .audit import audit
             audit(args.course, args.assignment)

@@ -63,10 +63,10 @@ _nbgrader_logger = nbgrader_logger    # (the name other modules used)
 def release(root, assignment, *, dest=None):
     """Generate the student version of ``assignment`` from ``source/``.
 
-    nbgrader's ``generate_assignment`` runs with a throwaway gradebook, so that releasing
-    never fails because of the course's grades; then, when releasing into the course's own
-    ``release/``, the course's gradebook is brought up to date with the assignment too (so
-    that nbgrader's own commands and the Formgrader know it from a fresh clone on).
+    nbgrader's ``generate_assignment`` runs with a throwaway gradebook, so releasing never
+    touches the instructor's ``gradebook.db`` (the course's autograde, on every path, records
+    the assignment there when it first grades it). The student version is made beside
+    ``release/`` and put in place only when it was made whole: a failure removes nothing.
 
     Parameters
     ----------
@@ -85,7 +85,6 @@ def release(root, assignment, *, dest=None):
     """
     course = Course(root)
     course.check_assignment(assignment)
-    into_course = dest is None
     dest = Path(dest).resolve() if dest is not None else course.release_dir
     quiet = logging.getLogger("grading.release")
     quiet.propagate = False
@@ -112,14 +111,6 @@ def release(root, assignment, *, dest=None):
         shutil.move(str(made), str(target))
         if old.exists():
             shutil.rmtree(old)
-    if into_course and not gbk.problem(course.db_url):
-        run = ClassRun(course, assignment)
-        if not run.gradebook_current():
-            try:
-                run.sync_gradebook(logger=quiet)
-            except Exception as exc:  # noqa: BLE001 - the release is made; the gradebook is said in one line
-                log.warning("released %s, but the gradebook still has its earlier version (%s): "
-                            "`make autograde ASSIGNMENT=%s` says what to do", assignment, exc, assignment)
     return dest / assignment
 
 

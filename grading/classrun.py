@@ -43,8 +43,6 @@ from .status import GRADED, UNGRADED, StatusBook, StudentStatus
 __all__ = ["ClassRun", "RecordingExporter", "RestoreUnchangedTests", "before_autograde", "extension",
            "grading_settings", "reason_for"]
 
-# the parts of the configuration that change a grade: when they change, every submission is graded again
-SETTINGS = ("Execute", "CourseExecute", "LimitOutput")
 HOOKS = {"pre_convert_hook": "grading.classrun.before_autograde",
          "exporter_class": "grading.classrun.RecordingExporter"}
 
@@ -60,9 +58,15 @@ def exercise_of(grade_id):
     return grade_id.split("-", 1)[0]
 
 
-def grading_settings(config):
-    """The sections of an nbgrader configuration that decide a grade, as plain data."""
-    return {k: dict(config.get(k, {})) for k in SETTINGS}
+def grading_settings(config, assignment):
+    """What decides a grade besides the submission and ``source/``, as plain data: the engine's resolved limits and
+    secret (:meth:`grading.preprocessors.CourseExecute.settings`) and nbgrader's output limits.
+
+    The late policy is not part of it: penalties are computed from the score now, at every export.
+    """
+    from .preprocessors import CourseExecute
+
+    return dict(CourseExecute(config=config).settings(assignment), LimitOutput=dict(config.get("LimitOutput", {})))
 
 
 def reason_for(exc):
@@ -117,7 +121,7 @@ class ClassRun:
         """Digest of the instructor's version and the grading settings (see :func:`grading.scheduler.source_digest`)."""
         if self._source is None:
             from .scheduler import source_digest
-            self._source = source_digest(self.course, self.assignment, grading_settings(self.config))
+            self._source = source_digest(self.course, self.assignment, grading_settings(self.config, self.assignment))
         return self._source
 
     def folder(self, student):

@@ -110,6 +110,9 @@ def template(tmp_path_factory):
         w.writerow(["student_id", "lms_id", "login", "email", "first_name", "last_name", "section"])
         for sid, (user, name, _, _) in CLASS.items():
             w.writerow([sid, user, f"u{user}", f"{name}@example.org", name[:-3].title(), name[-3:].title(), "A"])
+    # one course, one secret: every copy below is the same course graded another way
+    from grading.context import SECRET_FILE, course_secret
+    course_secret(course / SECRET_FILE, create=True)
     result = collect_lms(course, ASSIGNMENT, download, times=work / "submissions.json", echo=lambda *a: None)
     assert sorted(result["imported"]) == sorted(CLASS) and result["late"] == ["b06"], result
     # the TA sets the due date as the README says, before anything is graded (no notebooks known yet)
@@ -163,7 +166,8 @@ def formgrader(browser, tmp_path_factory, template):
     """``make lab-instructor`` serving a copy of the class, not graded yet."""
     try:
         with ld.running_lab("instructor", tmp_path_factory.mktemp("lab-classrun")) as lab:
-            for name in ("submitted", "roster.csv", "gradebook.db"):
+            from grading.context import SECRET_FILE
+            for name in ("submitted", "roster.csv", "gradebook.db", SECRET_FILE):
                 src = template / name
                 (shutil.copytree if src.is_dir() else shutil.copy)(src, lab.course / name)
             yield lab

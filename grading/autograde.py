@@ -54,6 +54,12 @@ def nbgrader_logger(course):
         handler = logging.FileHandler(path, mode="a")
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
         logger.addHandler(handler)
+    # nbgrader's gradebook reports a database error (with its traceback) on tornado's application log, which
+    # nothing handles in a command: it belongs in the same file (the command says what happened in one line)
+    gradebook_log = logging.getLogger("tornado.application")
+    if not gradebook_log.handlers:
+        gradebook_log.propagate = False
+        gradebook_log.addHandler(logger.handlers[0])
     return logger
 
 

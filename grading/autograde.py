@@ -57,7 +57,10 @@ def nbgrader_logger(course):
     # nbgrader's gradebook reports a database error (with its traceback) on tornado's application log, which
     # nothing handles in a command: it belongs in the same file (the command says what happened in one line)
     gradebook_log = logging.getLogger("tornado.application")
-    if not gradebook_log.handlers:
+    if not any(not getattr(h, "_course_log", False) for h in gradebook_log.handlers):   # (a server's own: left alone)
+        for h in list(gradebook_log.handlers):
+            gradebook_log.removeHandler(h)
+        logger.handlers[0]._course_log = True
         gradebook_log.propagate = False
         gradebook_log.addHandler(logger.handlers[0])
     return logger

@@ -68,8 +68,27 @@ def pairwise_distances(X, Z, *, metric="euclidean", VI=None):
             raise ValueError("VI must be positive definite (an inverse covariance matrix)")
         T = V * np.sqrt(w)
         X, Z = X @ T, Z @ T
-    sq = np.einsum("ij,ij->i", X, X)[:, None] + np.einsum("ij,ij->i", Z, Z)[None, :] - 2.0 * (X @ Z.T)
-    return np.sqrt(np.maximum(sq, 0.0))
+    return _euclidean(X, Z)
+
+
+_CHUNK = 1 << 21    # differences held at once by _euclidean (16 MiB of float64)
+
+
+def _euclidean(X, Z):
+    """``sqrt(sum((x - z)**2))`` from the differences themselves, a block of rows of X at a time.
+
+    The shortcut ``|x|^2 + |z|^2 - 2 x^T z`` is faster but rounds differently for each
+    pair, so two training points exactly as far from x (by the differences) could come
+    out in either order, and the tie rule of :func:`knn_predict` would not hold. Here
+    each row is the same computation as ``np.sqrt(((Z - x) ** 2).sum(axis=1))``: equal
+    differences give equal distances.
+    """
+    D = np.empty((X.shape[0], Z.shape[0]))
+    rows = max(1, _CHUNK // max(1, Z.size))
+    for start in range(0, X.shape[0], rows):
+        diff = Z[None, :, :] - X[start:start + rows, None, :]
+        D[start:start + rows] = np.sqrt((diff * diff).sum(axis=2))
+    return D
 
 
 def knn_predict(X_train, y_train, X, *, k=1, metric="euclidean"):
@@ -93,7 +112,10 @@ def knn_predict(X_train, y_train, X, *, k=1, metric="euclidean"):
     ndarray of shape (n,)
         The predicted labels. A tie in the vote goes to the tied label whose nearest
         member is closest; among training points at equal distance, the one that
-        comes first in ``X_train`` counts as nearer.
+        comes first in ``X_train`` counts as nearer. Distances are computed from the
+        differences, ``np.sqrt(((X_train - x) ** 2).sum(axis=1))`` for each row x, so
+        "equal distance" means equal as that expression computes it (exactly what a
+        loop over the rows of X with ``np.argsort(..., kind="stable")`` finds).
 
     Examples
     --------

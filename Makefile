@@ -4,6 +4,15 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 export PYTHON VENV
 
+# A data folder given by a relative path (COURSE_DATA_DIR=../data make lab) means the folder
+# seen from where make runs; kernels start elsewhere (my-lectures/, notebooks/), so it is
+# passed on absolute.
+ifneq ($(strip $(COURSE_DATA_DIR)),)
+ifeq ($(filter /% ~%,$(COURSE_DATA_DIR)),)
+export COURSE_DATA_DIR := $(abspath $(CURDIR)/$(COURSE_DATA_DIR))
+endif
+endif
+
 # Jupyter refuses to start as root unless told; containers often run as root.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 LAB_PORT  ?= 8888

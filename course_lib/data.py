@@ -328,8 +328,24 @@ class DataUnavailableError(FileNotFoundError, ConnectionError):
     """A data file is in no local folder and could not be downloaded (offline, or the server failed).
 
     It is a ``FileNotFoundError`` (the file is not there) and a ``ConnectionError``
-    (the download failed), so either ``except`` clause catches it.
+    (the download failed), so either ``except`` clause catches it. Its message is one
+    line: which file, why it could not be had, and how to use a copy of one's own
+    (``COURSE_DATA_DIR=<folder> make lab``).
     """
+
+
+def _own_copy_hint(info):
+    """How to point the course at a copy of ``info`` (one sentence, no line break)."""
+    return (f"to use a copy of your own, put it in <folder>/{info.subdir}/ and start the course with "
+            f"{DATA_DIR_ENV}=<folder> make lab")
+
+
+def _missing_data_dir():
+    """The value of ``COURSE_DATA_DIR`` and where it leads, when it is set but names no folder; else None."""
+    value = os.environ.get(DATA_DIR_ENV)
+    if not value or Path(value).expanduser().is_dir():
+        return None
+    return value, Path(value).expanduser().resolve()
 
 
 def cache_dir():
@@ -385,7 +401,7 @@ def _download(info, target, base_url=None, progress=True):
     host = urllib.parse.urlsplit(url).netloc
     if host in _unreachable:
         raise DataUnavailableError(f"{info.name}: could not download it from {url} ({host} did not answer "
-                                   f"earlier: {_unreachable[host]})")
+                                   f"earlier: {_unreachable[host]}); {_own_copy_hint(info)}")
     digest, data = hashlib.sha256(), bytearray()
     try:
         with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
@@ -403,12 +419,14 @@ def _download(info, target, base_url=None, progress=True):
                     if len(data) > info.size:
                         break
     except urllib.error.HTTPError as exc:
-        raise DataUnavailableError(f"{info.name}: could not download it from {url} (HTTP {exc.code} {exc.reason})") from None
+        raise DataUnavailableError(f"{info.name}: could not download it from {url} (HTTP {exc.code} {exc.reason}); "
+                                   f"{_own_copy_hint(info)}") from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         if not isinstance(exc, urllib.error.HTTPError):
             _unreachable[host] = reason
-        raise DataUnavailableError(f"{info.name}: could not download it from {url} ({reason})") from None
+        raise DataUnavailableError(f"{info.name}: could not download it from {url} ({reason}); "
+                                   f"{_own_copy_hint(info)}") from None
     if len(data) != info.size or digest.hexdigest() != info.sha256:
         raise ValueError(
             f"the download of {info.name} from {url} has {len(data):,}{'+' if len(data) > info.size else ''} bytes "
@@ -465,7 +483,9 @@ def fetch_file(name, *, path=None, data_dir=None, download=True, verify=True, ba
     ------
     DataUnavailableError
         When the file is in no folder and was not downloaded (``download=False``, no
-        network, or the server failed); the message is one line saying why.
+        network, or the server failed), or when ``COURSE_DATA_DIR`` is set but names no
+        folder (nothing is downloaded then: the setting says where the files should be);
+        the message is one line saying why and naming ``COURSE_DATA_DIR``.
     ValueError
         When a file is truncated or its checksum is wrong (a download with the wrong
         checksum is refused and nothing is stored).
@@ -494,6 +514,14 @@ def fetch_file(name, *, path=None, data_dir=None, download=True, verify=True, ba
             if not Path(data_dir).expanduser().is_dir():
                 raise ValueError(f"data_dir={str(data_dir)!r} is not a directory")
             folders.append(Path(data_dir).expanduser())
+        missing = _missing_data_dir()
+        if missing is not None:
+            value, resolved = missing
+            where = "" if str(resolved) == value else f" (from {Path.cwd()} that is {resolved})"
+            raise DataUnavailableError(
+                f"{name}: {DATA_DIR_ENV}={value} is not a folder{where}; set it to the folder that holds "
+                f"{info.subdir}/{name} ({DATA_DIR_ENV}=<folder> make lab), or unset it to download the file"
+            )
         env = _env_data_dir()
         if env is not None:
             folders.append(env)

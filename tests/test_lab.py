@@ -40,10 +40,13 @@ def get(url, token):
 def lab(tmp_path_factory):
     home = tmp_path_factory.mktemp("jupyter")
     port, token = free_port(), secrets.token_hex(16)
+    # the data folder as people write it, relative to where they type `make lab`
+    data = Path(os.environ.get("COURSE_DATA_DIR") or home).resolve()
     env = dict(os.environ,
                JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
                JUPYTER_DATA_DIR=str(home / "data"), LAB_PORT=str(port),
-               LAB_ARGS=f"--no-browser --ServerApp.port_retries=0 --IdentityProvider.token={token}")
+               LAB_ARGS=f"--no-browser --ServerApp.port_retries=0 --IdentityProvider.token={token}",
+               COURSE_DATA_DIR=os.path.relpath(data, ROOT), EXPECTED_DATA_DIR=str(data))
     base = f"http://127.0.0.1:{port}"
     try:
         with ld.serving(["make", "--no-print-directory", "lab"], port=port, cwd=ROOT, env=env,
@@ -131,11 +134,14 @@ def test_course_lib_imports_in_a_notebook_kernel(lab):
     try:
         status, out = run_in_kernel(base, token, session["kernel"]["id"],
                                     "import os, course_lib as cl, ipywidgets\n"
-                                    "print(os.path.dirname(cl.__file__)); print(os.getcwd())")
+                                    "print(os.path.dirname(cl.__file__)); print(os.getcwd())\n"
+                                    "print(os.environ['COURSE_DATA_DIR'] == os.environ['EXPECTED_DATA_DIR'])")
         assert status == "ok", out
-        lib_dir, cwd = out.split()[:2]
+        lib_dir, cwd, data_dir_absolute = out.split()[:3]
         assert Path(lib_dir) == ROOT / "course_lib"
         assert Path(cwd) == ROOT / "notebooks"
+        # COURSE_DATA_DIR was given relative to the course folder; the kernel, elsewhere, gets it absolute
+        assert data_dir_absolute == "True"
     finally:
         req = urllib.request.Request(f"{base}/api/sessions/{session['id']}", method="DELETE",
                                      headers={"Authorization": f"token {token}"})

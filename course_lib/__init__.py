@@ -8,7 +8,7 @@ Importing course_lib changes no global state: no matplotlib style, no random see
 """
 import importlib
 
-from . import data, digits, hoeffding, kernels, neighbors, perceptron, regression, svm, theory
+from . import data, digits, hoeffding, kernels, naive_bayes, neighbors, perceptron, regression, svm, theory
 from .data import (
     DataUnavailableError,
     load_homework,
@@ -31,6 +31,7 @@ from .digits import (
     symmetry,
 )
 from .kernels import kernel_matrix, kernel_perceptron, linear_kernel, polynomial_kernel, quadratic_features, rbf_kernel
+from .naive_bayes import fit_bernoulli_nb, fit_gaussian_nb, fit_multinomial_nb
 from .neighbors import fit_standardizer, knn_predict, pairwise_distances
 from .perceptron import (
     add_bias,
@@ -106,3 +107,4 @@ __all__ += [
     "kernel_perceptron", "make_spirals", "svm", "fit_svm", "fit_svm_primal", "kkt_violation",
     "neighbors", "knn_predict", "pairwise_distances", "fit_standardizer",
 ]
+__all__ += ["naive_bayes", "fit_gaussian_nb", "fit_bernoulli_nb", "fit_multinomial_nb"]

@@ -8,7 +8,7 @@ Importing course_lib changes no global state: no matplotlib style, no random see
 """
 import importlib
 
-from . import data, digits, hoeffding, kernels, naive_bayes, neighbors, perceptron, regression, svm, theory
+from . import data, digits, hoeffding, kernels, naive_bayes, neighbors, perceptron, regression, svm, svm_variants, theory
 from .data import (
     DataUnavailableError,
     load_homework,
@@ -62,6 +62,7 @@ from .regression import (
     theta,
 )
 from .svm import fit_svm, fit_svm_primal, kkt_violation
+from .svm_variants import fit_lp_svm, fit_reduced_svm, fit_robust_lp
 from .theory import (
     bias_form_bound,
     check_novikoff,
@@ -108,3 +109,4 @@ __all__ += [
     "neighbors", "knn_predict", "pairwise_distances", "fit_standardizer",
 ]
 __all__ += ["naive_bayes", "fit_gaussian_nb", "fit_bernoulli_nb", "fit_multinomial_nb"]
+__all__ += ["svm_variants", "fit_robust_lp", "fit_lp_svm", "fit_reduced_svm"]

@@ -522,7 +522,7 @@ class PrimalSVMResult:
         return _sign(self.decision_function(X))
 
 
-def fit_svm_primal(X, y, *, C=None):
+def fit_svm_primal(X, y, *, C=None, penalty="l1"):
     """Fit the linear SVM from its primal quadratic program (variables b, w and the slacks).
 
     The program has ``d + 1`` variables for the hard margin and ``d + 1 + N`` for the
@@ -536,7 +536,11 @@ def fit_svm_primal(X, y, *, C=None):
     y : array-like of shape (N,)
         Labels +1 or -1.
     C : float or None, default=None
-        None for the hard margin, else the 1-norm soft margin's price of slack (> 0).
+        None for the hard margin, else the soft margin's price of slack (> 0).
+    penalty : {"l1", "l2"}, default="l1"
+        ``C sum xi_n`` with ``xi_n >= 0`` (the 1-norm soft margin), or ``C/2 sum xi_n^2``
+        (the 2-norm soft margin, which needs no ``xi_n >= 0``: a negative slack would only
+        cost more), as in :func:`fit_svm`, whose dual answer this checks.
 
     Returns
     -------
@@ -551,6 +555,7 @@ def fit_svm_primal(X, y, *, C=None):
     """
     X, y = _check_data(X, y)
     C = _check_C(C)
+    check_choice(penalty, "penalty", ("l1", "l2"))
     n, d = X.shape
     m = 1 + d + (n if C is not None else 0)  # variables: b, w, xi
     P = np.zeros((m, m))
@@ -559,7 +564,9 @@ def fit_svm_primal(X, y, *, C=None):
     # y_n (w^T x_n + b) + xi_n >= 1   <=>   -y_n b - y_n x_n^T w - xi_n + s = -1, s >= 0
     A = np.hstack([-y[:, None], -y[:, None] * X] + ([-np.eye(n)] if C is not None else []))
     rhs = -np.ones(n)
-    if C is not None:
+    if C is not None and penalty == "l2":
+        P[1 + d:, 1 + d:] = C * np.eye(n)
+    elif C is not None:
         q[1 + d:] = C
         A = np.vstack([A, np.hstack([np.zeros((n, 1 + d)), -np.eye(n)])])
         rhs = np.r_[rhs, np.zeros(n)]

@@ -8,7 +8,7 @@ Importing course_lib changes no global state: no matplotlib style, no random see
 """
 import importlib
 
-from . import data, digits, hoeffding, kernels, naive_bayes, neighbors, perceptron, regression, svm, svm_variants, theory
+from . import data, digits, hoeffding, kernels, neighbors, perceptron, regression, svm, theory
 from .data import (
     DataUnavailableError,
     load_homework,

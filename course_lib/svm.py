@@ -424,7 +424,7 @@ class SVMResult:
         return float(1.0 / np.sqrt(ay @ K @ ay))
 
 
-def fit_svm(X, y, *, C=None, kernel="linear", degree=2, gamma=1.0, coef0=1.0, penalty="l1"):
+def fit_svm(X, y, *, C=None, kernel="linear", degree=2, gamma=1.0, coef0=1.0, penalty="l1", solver="auto"):
     """Fit a support vector machine by solving the dual quadratic program.
 
     Parameters
@@ -442,6 +442,10 @@ def fit_svm(X, y, *, C=None, kernel="linear", degree=2, gamma=1.0, coef0=1.0, pe
     penalty : {"l1", "l2"}, default="l1"
         How slack is priced: ``C sum xi_n`` (1-norm, the usual SVM: ``0 <= alpha <= C``) or
         ``C/2 sum xi_n^2`` (2-norm: the hard-margin dual with ``K + I/C``, no upper bound).
+    solver : {"auto", "clarabel"}, default="auto"
+        "auto" chooses the route by the size of the problem (see Notes); "clarabel" hands
+        the whole dual to Clarabel at any size (steady at about 20-50 ms for a few hundred
+        examples, whatever C is: what an interactive picture needs).
 
     Returns
     -------
@@ -485,19 +489,21 @@ def fit_svm(X, y, *, C=None, kernel="linear", degree=2, gamma=1.0, coef0=1.0, pe
     X, y = _check_data(X, y)
     C = _check_C(C)
     check_choice(penalty, "penalty", ("l1", "l2"))
+    check_choice(solver, "solver", ("auto", "clarabel"))
     if not callable(kernel):
         check_choice(kernel, "kernel", KERNELS)
     n = X.shape[0]
     bounded = C is not None and penalty == "l1"
     upper = C if bounded else np.inf
-    solved = _solve_dual_smo(X, y, C, kernel, degree, gamma, coef0) if bounded and n > _DIRECT_UP_TO else None
+    direct = n <= _DIRECT_UP_TO or solver == "clarabel"
+    solved = _solve_dual_smo(X, y, C, kernel, degree, gamma, coef0) if bounded and not direct else None
     if solved is not None:
         alpha, b = solved
     else:
         Q = (y[:, None] * y[None, :]) * kernel_matrix(X, kernel=kernel, degree=degree, gamma=gamma, coef0=coef0)
         if C is not None and penalty == "l2":
             Q = Q + np.eye(n) / C
-        alpha = _solve_dual(Q, y, upper) if n <= _DIRECT_UP_TO else _solve_dual_in_chunks(Q, y, upper)
+        alpha = _solve_dual(Q, y, upper) if direct else _solve_dual_in_chunks(Q, y, upper)
         alpha, b = _polish(Q, y, alpha, upper)
     support = np.flatnonzero(alpha > 0)
     w = (alpha * y) @ X if kernel == "linear" else None

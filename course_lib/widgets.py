@@ -112,10 +112,19 @@ class _FigureWidget:
         self.image.value = _png(canvas)
         self.n_draws += 1
 
-    def _ipython_display_(self):
-        from IPython.display import display
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, and its figure as a picture for wherever the widget cannot run.
 
-        display(self.widget)
+        JupyterLab shows the widget. A page without a kernel (a notebook opened on GitHub or
+        converted to a static web page, a saved notebook whose widget state was not kept)
+        shows the figure as it was drawn when the widget appeared, its default state,
+        instead of "model not found".
+        """
+        bundle = self.widget._repr_mimebundle_(**kwargs) or {}
+        if self.image.value:
+            bundle["image/png"] = bytes(self.image.value)
+        bundle["text/plain"] = f"{type(self).__name__}: an interactive figure (run the notebook to move it)"
+        return bundle
 
 
 class PLAStepper(_FigureWidget):
@@ -529,8 +538,17 @@ class HatProjection(_LiveFigure):
     ----------
     sliders : list of three ipywidgets.FloatSlider
         y1, y2, y3.
+    turn_slider : ipywidgets.IntSlider
+        Turns the picture about the vertical axis (degrees), to see the plane from other sides.
     H : ndarray of shape (3, 3)
     y_hat, residual : ndarray of shape (3,)
+
+    Notes
+    -----
+    The camera looks at the plane from 25 degrees above it (an orthographic view): the
+    plane shows as a flat parallelogram and anything perpendicular to it, the residual
+    above all, at 90 % of its length. Looked at along the plane's normal, the residual
+    would shrink to a point.
 
     Examples
     --------
@@ -550,10 +568,11 @@ class HatProjection(_LiveFigure):
             raise ValueError(f"x must be 3 finite inputs, not all equal, and y 3 targets; got x={x!r}, y={y!r}")
         if np.any(np.abs(y) > 2):
             raise ValueError(f"y must lie within [-2, 2]; got {y!r}")
-        super().__init__(figsize=(5.6, 4.6), projection="3d")
+        super().__init__(figsize=(5.6, 4.6), projection="3d", proj_type="ortho")
         self.X = np.column_stack([np.ones(3), x])
         self.H = hat_matrix(self.X)
         self.sliders = self._sliders(y, [f"y{i + 1}" for i in range(3)], low=-2.0, high=2.0, step=0.05)
+        self.turn_slider = _slider(widgets.IntSlider, value=0, min=-180, max=180, step=5, description="turn (°)")
         ax = self.ax
         # the column space: a patch of the plane s (1, 1, 1) + t x, drawn once
         c0, c1 = self.X[:, 0], self.X[:, 1] - self.X[:, 1].mean()   # orthogonal directions in the plane
@@ -576,12 +595,33 @@ class HatProjection(_LiveFigure):
         ax.set_xlabel("example 1")
         ax.set_ylabel("example 2")
         ax.set_zlabel("example 3")
-        ax.view_init(elev=18, azim=-62)
+        ax.set_box_aspect((1, 1, 1))           # equal scales: right angles look right
+        # the camera 25 degrees above the plane, looking across it along the inputs' column
+        normal = np.cross(c0, c1)
+        normal /= np.linalg.norm(normal)
+        along = c1 / np.linalg.norm(c1)
+        eye = np.cos(np.radians(25)) * along + np.sin(np.radians(25)) * normal
+        if eye[2] < 0:                          # from above rather than from below
+            eye = -eye
+        self._elev = float(np.degrees(np.arcsin(eye[2])))
+        self._azim = float(np.degrees(np.arctan2(eye[1], eye[0])))
+        ax.view_init(elev=self._elev, azim=self._azim)
         ax.legend(fontsize=8, loc="upper left")
-        self.fig.subplots_adjust(left=0.0, right=0.95, bottom=0.02, top=1.0)
+        self.fig.subplots_adjust(left=0.02, right=0.93, bottom=0.07, top=0.99)
         self._moving(self._y, self._yhat, self._res)
-        self.widget = widgets.VBox([*self.sliders, self.image, self.status])
+        self.turn_slider.observe(lambda _: self._turn(), names="value")
+        self.widget = widgets.VBox([*self.sliders, self.turn_slider, self.image, self.status])
         self.draw()
+
+    def _turn(self):
+        self.ax.view_init(elev=self._elev, azim=self._azim + self.turn_slider.value)
+        self._background = None                 # the axes, seen from elsewhere, are drawn again
+        self.draw()
+
+    def view_direction(self):
+        """The unit vector from the plot's centre towards the camera."""
+        e, a = np.radians(self.ax.elev), np.radians(self.ax.azim)
+        return np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
 
     @property
     def y(self):
@@ -680,7 +720,7 @@ class WeightDecayExplorer(_LiveFigure):
         theta_ = np.linspace(0, 2 * np.pi, 200)
         left.plot(np.sqrt(0.6) * np.cos(theta_), np.sqrt(0.6) * np.sin(theta_), color="tab:green", linestyle=":",
                   linewidth=1.5, label="target circle")
-        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.12), ncol=2)
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.16), ncol=2)   # below the x1 label
         right.semilogx(self.lambdas, self.e_in_curve, "o-", ms=3, color="tab:blue", label="$E_{in}$")
         right.semilogx(self.lambdas, self.e_out_curve, "s-", ms=3, color="tab:red", label="$E_{out}$")
         self._marker = right.axvline(start, color="black", linewidth=1)
@@ -688,7 +728,7 @@ class WeightDecayExplorer(_LiveFigure):
         right.set_ylabel("0/1 error")
         right.set_ylim(0, max(0.55, float(self.e_out_curve.max()) + 0.05))
         right.legend(fontsize=8, loc="upper left")
-        self.fig.subplots_adjust(left=0.06, right=0.98, bottom=0.26, top=0.92, wspace=0.28)
+        self.fig.subplots_adjust(left=0.06, right=0.98, bottom=0.28, top=0.92, wspace=0.28)
         self._moving(self._curve, self._marker, left.title, right.title)
         self.slider.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([self.slider, self.image, self.status])
@@ -1002,7 +1042,7 @@ class MarginExplorer(_LiveFigure):
         self._neg = left.scatter([], [], marker="x", color=plotting.NEGATIVE_COLOR, s=22, label="−1")
         (self._target,) = left.plot([], [], color="tab:green", linestyle="--", linewidth=1.5, label="target $w_f$")
         (self._final,) = left.plot([], [], color="black", linewidth=1.8, label="PLA's $w_T$")
-        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.14), ncol=4)
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.18), ncol=4)   # below the x1 label
         (self._cos,) = right.plot([], [], "o-", ms=2, linewidth=1, label="cosine($w_f$, $w_t$)")
         (self._low,) = right.plot([], [], "--", color="tab:orange", label=r"$\sqrt{t}\,\rho/R$")
         right.axhline(1.0, color="grey", linewidth=0.8)
@@ -1010,7 +1050,7 @@ class MarginExplorer(_LiveFigure):
         right.set_xlim(0, 1.0)
         right.set_xlabel("$t / T$ (how far into the run)")
         right.legend(fontsize=8, loc="lower right")
-        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.27, top=0.92, wspace=0.25)
+        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.3, top=0.92, wspace=0.25)
         self._moving(self._pos, self._neg, self._target, self._final, self._cos, self._low, left.title, right.title)
         self.slider.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([self.slider, self.image, self.status])
@@ -1060,8 +1100,8 @@ class MarginExplorer(_LiveFigure):
         )
 
 
-class SVMExplorer(_FigureWidget):
-    """An SVM on 2-D data with controls for C, the kernel and its parameters.
+class SVMExplorer(_LiveFigure):
+    """An SVM on 2-D data with controls for C, the kernel and its parameters, and the price of slack.
 
     Every change refits :func:`course_lib.svm.fit_svm` and redraws the regions, the
     boundary (solid), the margin (dashed, where the score is +1 and -1) and the
@@ -1079,14 +1119,23 @@ class SVMExplorer(_FigureWidget):
         None starts with the hard margin ticked.
     gamma : float, default=1.0
     degree : int, default=2
+    penalty : {"l1", "l2"}, default="l1"
+        The soft margin's price of slack: ``C sum xi_n`` or ``C/2 sum xi_n^2``.
 
     Attributes
     ----------
-    kernel_dropdown, C_slider, gamma_slider, degree_slider : ipywidgets controls
+    kernel_dropdown, penalty_dropdown, C_slider, gamma_slider, degree_slider : ipywidgets controls
     hard_checkbox : ipywidgets.Checkbox
         The hard margin (no slack): C = infinity.
     result : SVMResult or None
         The current fit (None when the hard margin has no solution).
+
+    Notes
+    -----
+    The dual goes to Clarabel whole (``fit_svm(..., solver="clarabel")``): a few tens of
+    milliseconds for a few hundred examples whatever C is. Fits are remembered by the
+    settings that matter, so moving a control the current kernel ignores, or going back
+    to a setting already seen, costs only the drawing.
 
     Examples
     --------
@@ -1098,66 +1147,129 @@ class SVMExplorer(_FigureWidget):
     True
     """
 
-    def __init__(self, X, y, *, kernel="linear", C=1.0, gamma=1.0, degree=2):
-        from ._validation import check_matrix
+    RESOLUTION = 90
+    _CACHED = 64
+
+    def __init__(self, X, y, *, kernel="linear", C=1.0, gamma=1.0, degree=2, penalty="l1"):
+        from matplotlib.collections import LineCollection
+
+        from ._validation import check_choice, check_matrix
         from .kernels import KERNELS
 
         X = check_matrix(X, "X")
         if X.shape[1] != 2:
             raise ValueError(f"X must hold raw 2-D examples (2 columns); got {X.shape[1]} columns")
         y = check_labels(y, "y", n_samples=X.shape[0])
+        check_choice(penalty, "penalty", ("l1", "l2"))
         super().__init__(figsize=(5.2, 5.2))
         self.X, self.y = X, y
+        self._fits = {}
         self.kernel_dropdown = widgets.Dropdown(options=list(KERNELS), value=kernel, description="kernel",
                                                 style=SLIDER_STYLE)
+        self.penalty_dropdown = widgets.Dropdown(options=[("1-norm slack: C Σ ξ", "l1"), ("2-norm slack: C/2 Σ ξ²", "l2")],
+                                                 value=penalty, description="slack", style=SLIDER_STYLE)
         self.hard_checkbox = widgets.Checkbox(value=C is None, description="hard margin (C = ∞)")
         self.C_slider = _slider(widgets.FloatLogSlider, value=1.0 if C is None else C, base=10, min=-2, max=4,
                                 step=0.05, description="C", continuous_update=False)
         self.gamma_slider = _slider(widgets.FloatLogSlider, value=gamma, base=10, min=-2, max=2, step=0.05,
                                     description="γ (poly, rbf)", continuous_update=False)
         self.degree_slider = _slider(widgets.IntSlider, value=degree, min=1, max=6, description="degree (poly)")
-        for control in (self.kernel_dropdown, self.hard_checkbox, self.C_slider, self.gamma_slider,
-                        self.degree_slider):
+        # the picture: points drawn once; regions, boundary, margins, rings and title move
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        pad = 0.08 * np.maximum(hi - lo, 1e-9)
+        self.limits = ((lo[0] - pad[0], hi[0] + pad[0]), (lo[1] - pad[1], hi[1] + pad[1]))
+        gx, gy = (np.linspace(*lim, self.RESOLUTION) for lim in self.limits)
+        self._gx, self._gy = np.meshgrid(gx, gy)
+        self._grid = np.column_stack([self._gx.ravel(), self._gy.ravel()])
+        from matplotlib.colors import to_rgba
+
+        self._colors = np.array([to_rgba(plotting.NEGATIVE_COLOR, 0.13), to_rgba(plotting.POSITIVE_COLOR, 0.13)])
+        ax = self.ax
+        self._regions = ax.imshow(np.zeros((2, 2, 4)), extent=(*self.limits[0], *self.limits[1]), origin="lower",
+                                  interpolation="bilinear", aspect="auto", zorder=0)
+        self._boundary = LineCollection([], colors="black", linewidths=1.5, zorder=2)
+        self._margins = LineCollection([], colors="black", linewidths=1.0, linestyles="--", zorder=2)
+        ax.add_collection(self._boundary, autolim=False)
+        ax.add_collection(self._margins, autolim=False)
+        pos = y > 0
+        ax.scatter(X[pos, 0], X[pos, 1], marker="o", facecolors="none", edgecolors=plotting.POSITIVE_COLOR, s=36,
+                   zorder=3)
+        ax.scatter(X[~pos, 0], X[~pos, 1], marker="x", color=plotting.NEGATIVE_COLOR, s=36, zorder=3)
+        self._rings = ax.scatter(np.empty(0), np.empty(0), s=170, facecolors="none", edgecolors="black",
+                                 linewidths=1.2, zorder=4)
+        ax.set_xlim(*self.limits[0])
+        ax.set_ylim(*self.limits[1])
+        ax.set_xlabel("$x_1$")
+        ax.set_ylabel("$x_2$")
+        ax.set_aspect("equal", adjustable="box")
+        self.fig.subplots_adjust(left=0.13, right=0.97, bottom=0.1, top=0.93)
+        self._moving(self._regions, self._boundary, self._margins, self._rings, ax.title)
+        for control in (self.kernel_dropdown, self.penalty_dropdown, self.hard_checkbox, self.C_slider,
+                        self.gamma_slider, self.degree_slider):
             control.observe(lambda _: self.draw(), names="value")
-        controls = widgets.VBox([widgets.HBox([self.kernel_dropdown, self.hard_checkbox]), self.C_slider,
-                                 self.gamma_slider, self.degree_slider])
+        controls = widgets.VBox([widgets.HBox([self.kernel_dropdown, self.hard_checkbox]), self.penalty_dropdown,
+                                 self.C_slider, self.gamma_slider, self.degree_slider])
         self.widget = widgets.VBox([controls, self.image, self.status])
         self.draw()
 
-    def draw(self):
-        """Refit for the current controls and redraw."""
+    def _fit(self, kernel, C, penalty, gamma, degree):
+        """(result or None, scores on the grid, why there is no result) for these settings, remembered."""
         from .svm import NotSeparableError, fit_svm
+
+        key = (kernel, C, penalty if C is not None else None, gamma if kernel != "linear" else None,
+               degree if kernel == "poly" else None)
+        if key not in self._fits:
+            if len(self._fits) >= self._CACHED:
+                self._fits.pop(next(iter(self._fits)))
+            try:
+                res = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0,
+                              penalty=penalty, solver="clarabel")
+                scores, why = res.decision_function(self._grid).reshape(self._gx.shape), None
+            except NotSeparableError:
+                res, scores, why = None, None, "not separable"
+            except RuntimeError as exc:                       # the solver gave up at this setting
+                res, scores, why = None, None, str(exc)
+            self._fits[key] = (res, scores, why)
+        return self._fits[key]
+
+    def draw(self):
+        """Refit for the current controls (or recall the fit) and redraw."""
+        import contourpy
 
         kernel = self.kernel_dropdown.value
         C = None if self.hard_checkbox.value else float(self.C_slider.value)
+        penalty = self.penalty_dropdown.value
         gamma, degree = float(self.gamma_slider.value), int(self.degree_slider.value)
-        self._clear()
-        try:
-            self.result = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0)
-        except NotSeparableError:
-            self.result = None
+        self.result, scores, why = self._fit(kernel, C, penalty, gamma, degree)
         # every setting is named in the title and the status, also the ones this kernel ignores
         # (said so), so that whatever the student moves shows where the model stands now
         used = {"linear": "", "poly": f", γ = {gamma:.3g}, degree {degree}", "rbf": f", γ = {gamma:.3g}"}[kernel]
         unused = {"linear": f"γ = {gamma:.3g}, degree {degree} unused", "poly": "",
                   "rbf": f"degree {degree} unused"}[kernel]
-        c_text = f"hard margin (C = {self.C_slider.value:.3g} unused)" if C is None else f"C = {C:.3g}"
+        slack = {"l1": "1-norm slack", "l2": "2-norm slack"}[penalty]
+        c_text = (f"hard margin (C = {self.C_slider.value:.3g}, {slack} unused)" if C is None
+                  else f"C = {C:.3g}, {slack}")
         settings = f"{kernel} kernel{used}, {c_text}" + (f"; {unused}" if unused else "")
         if self.result is None:
-            plotting.plot_classifier(lambda Z: np.zeros(len(Z)), self.X, self.y, ax=self.ax, resolution=2)
+            self._regions.set_data(np.zeros((2, 2, 4)))
+            self._boundary.set_segments([])
+            self._margins.set_segments([])
+            self._rings.set_offsets(np.empty((0, 2)))
             status = ("<b>No hard-margin solution</b>: these data are not separable by this kernel. "
-                      "Untick the hard margin.")
+                      "Untick the hard margin." if why == "not separable" else
+                      f"<b>No solution shown</b>: {why}. Move C a little.")
         else:
             res = self.result
-            plotting.plot_classifier(res.decision_function, self.X, self.y, ax=self.ax, support=res.support,
-                                     margins=True, resolution=90)
+            self._regions.set_data(self._colors[(scores > 0).astype(int)])
+            gen = contourpy.contour_generator(self._gx, self._gy, scores)
+            self._boundary.set_segments(gen.lines(0.0))
+            self._margins.set_segments([*gen.lines(-1.0), *gen.lines(1.0)])
+            self._rings.set_offsets(self.X[res.support])
             f = self.y * res.decision_function(self.X)
             width = f"; margin 1/‖w‖ = {res.margin:.3f}" if kernel == "linear" else ""
             status = (f"{len(res.support)} support vectors of {len(self.y)} examples; "
                       f"{int(np.sum(f < 1 - 1e-6))} inside the margin, {int(np.sum(f <= 0))} misclassified{width}")
         self.ax.set_title(settings, fontsize=9)
-        if self.n_draws == 0:
-            self.fig.tight_layout()
         self._render()
         self.status.value = f"{settings}: {status}"
 

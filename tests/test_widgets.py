@@ -282,6 +282,28 @@ def test_hat_projection_is_the_orthogonal_projection():
     np.testing.assert_allclose(box.residual, 0, atol=1e-12)          # (1, 1, 1) lies in the plane
 
 
+def visible_fraction(box, v):
+    """How much of a 3-D vector's length the hat widget's (orthographic) picture shows, from the camera's angles."""
+    e, a = np.radians(box.ax.elev), np.radians(box.ax.azim)
+    eye = np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
+    v = np.asarray(v) / np.linalg.norm(v)
+    return float(np.sqrt(1 - (v @ eye) ** 2))
+
+
+@pytest.mark.parametrize("x", [(-1.0, 0.2, 1.0), (0.0, 1.0, 3.0), (2.0, -1.0, 0.5)])
+def test_the_hat_widget_shows_the_residual_at_nearly_its_full_length(x):
+    box = W.HatProjection(x=x)
+    assert box.ax.get_proj()[3, 3] != 0 or box.ax._focal_length == np.inf     # orthographic: no perspective
+    normal = np.cross(box.X[:, 0], box.X[:, 1])          # every residual lies along the plane's normal
+    assert visible_fraction(box, normal) >= 0.85
+    assert visible_fraction(box, box.residual) >= 0.85
+    # and the plane is not seen edge-on: both columns keep a good part of their length
+    assert min(visible_fraction(box, box.X[:, 0]), visible_fraction(box, box.X[:, 1])) >= 0.4
+    png, azim = box.image.value, box.ax.azim
+    box.turn_slider.value = 90                           # the picture turns about the vertical axis
+    assert box.ax.azim == pytest.approx(azim + 90) and box.image.value != png
+
+
 def test_weight_decay_explorer_matches_scikit_learn_ridge():
     from sklearn.linear_model import Ridge
 

@@ -20,7 +20,7 @@ from .perceptron import error_rate, pla
 
 __all__ = ["PLAStepper", "PerceptronExplorer", "BinExplorer", "OutlierRegression", "HatProjection",
            "WeightDecayExplorer", "DescentExplorer", "PocketExplorer", "MarginExplorer", "SVMExplorer",
-           "KNNExplorer"]
+           "KNNExplorer", "NaiveBayesExplorer"]
 
 
 SLIDER_LAYOUT = {"width": "460px"}
@@ -1375,3 +1375,133 @@ class KNNExplorer(_FigureWidget):
         val = f"; validation error <b>{self.val_error:.3f}</b>" if self.X_val is not None else ""
         self.status.value = f"k = {k}: training error <b>{self.train_error:.3f}</b>{val}"
 
+
+
+class NaiveBayesExplorer(_LiveFigure):
+    """Gaussian naive Bayes against the Bayes-optimal classifier, as the features become correlated.
+
+    Two classes, each a normal law in the plane with the same covariance
+    ``[[1, rho], [rho, 1]]``, their means one unit apart along the first feature. The
+    Bayes-optimal boundary (dashed) is the line ``w^T x + b = 0`` with
+    ``w = Sigma^-1 (mu_+ - mu_-)``: it tilts as rho grows. Naive Bayes
+    (:func:`course_lib.naive_bayes.fit_gaussian_nb`) treats the two features as independent
+    within each class: its laws are ellipses with axes along the coordinates (drawn at one
+    standard deviation), and its boundary (solid) ignores the tilt. The status line gives
+    both classifiers' errors on 20,000 fresh points.
+
+    Parameters
+    ----------
+    n : int, default=200
+        Training points (half in each class).
+    rho : float, default=0.0
+        The correlation of the two features within each class, in [-0.9, 0.9].
+    rng : None or int
+        Seed of the data (a value of rho always gets the same data set).
+
+    Attributes
+    ----------
+    rho_slider, n_slider : ipywidgets sliders
+    X, y : ndarray
+        The current training set.
+    model : NaiveBayesResult
+        The naive Bayes fit to it.
+    nb_error, bayes_error : float
+        Errors on the fresh points.
+
+    Examples
+    --------
+    >>> box = NaiveBayesExplorer(n=100, rho=0.0, rng=0)
+    >>> box.rho_slider.value = 0.8
+    >>> box.nb_error > box.bayes_error
+    True
+    """
+
+    MEANS = np.array([[0.5, 0.0], [-0.5, 0.0]])
+
+    def __init__(self, *, n=200, rho=0.0, rng=None):
+        from matplotlib.collections import LineCollection
+
+        from ._validation import check_int, check_real
+
+        n = check_int(n, "n", minimum=4)
+        rho = check_real(rho, "rho", low=-0.9, high=0.9)
+        super().__init__(figsize=(5.6, 5.0))
+        self.seed = int(np.random.default_rng(rng).integers(2**31))
+        self.rho_slider = _slider(widgets.FloatSlider, value=rho, min=-0.9, max=0.9, step=0.05,
+                                  description="correlation ρ", readout_format=".2f")
+        self.n_slider = _slider(widgets.IntSlider, value=n, min=20, max=max(400, n), step=20,
+                                description="training N")
+        ax = self.ax
+        lim = (-3.2, 3.2)
+        ax.set_xlim(*lim)
+        ax.set_ylim(*lim)
+        ax.set_aspect("equal")
+        ax.set_xlabel("$x_1$")
+        ax.set_ylabel("$x_2$")
+        g = np.linspace(*lim, 121)
+        self._gx, self._gy = np.meshgrid(g, g)
+        self._grid = np.column_stack([self._gx.ravel(), self._gy.ravel()])
+        self._pos = ax.scatter([], [], marker="o", facecolors="none", edgecolors=plotting.POSITIVE_COLOR, s=16,
+                               label="+1")
+        self._neg = ax.scatter([], [], marker="x", color=plotting.NEGATIVE_COLOR, s=16, label="−1")
+        self._nb = LineCollection([], colors="black", linewidths=1.8, label="naive Bayes")
+        self._ellipses = LineCollection([], colors=[plotting.POSITIVE_COLOR, plotting.NEGATIVE_COLOR],
+                                        linewidths=1.0, linestyles=":", label="its laws (1 st. dev.)")
+        ax.add_collection(self._nb, autolim=False)
+        ax.add_collection(self._ellipses, autolim=False)
+        (self._bayes,) = ax.plot([], [], color="tab:green", linestyle="--", linewidth=1.8, label="Bayes-optimal")
+        ax.legend(fontsize=7, loc="upper left", ncol=2, framealpha=0.85)
+        self.fig.subplots_adjust(left=0.12, right=0.97, bottom=0.1, top=0.93)
+        self._moving(self._pos, self._neg, self._nb, self._ellipses, self._bayes, ax.title)
+        for s in (self.rho_slider, self.n_slider):
+            s.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.rho_slider, self.n_slider, self.image, self.status])
+        self.draw()
+
+    def _sample(self, n, rho, rng):
+        """n points, half from each class, with correlation rho; and their labels."""
+        L = np.linalg.cholesky(np.array([[1.0, rho], [rho, 1.0]]))
+        y = np.where(np.arange(n) < n // 2, 1.0, -1.0)
+        X = self.MEANS[(y < 0).astype(int)] + rng.standard_normal((n, 2)) @ L.T
+        return X, y
+
+    def draw(self):
+        """Draw a training set for the current rho and N, fit naive Bayes, compare with the Bayes boundary."""
+        import contourpy
+
+        from .naive_bayes import fit_gaussian_nb
+
+        rho, n = float(self.rho_slider.value), int(self.n_slider.value)
+        rng = np.random.default_rng([self.seed, int(round((rho + 1) * 100)), n])
+        X, y = self._sample(n, rho, rng)
+        Xt, yt = self._sample(20_000, rho, np.random.default_rng([self.seed, int(round((rho + 1) * 100)), 0]))
+        self.X, self.y = X, y
+        self.model = fit_gaussian_nb(X, y)
+        Sigma = np.array([[1.0, rho], [rho, 1.0]])
+        w = np.linalg.solve(Sigma, self.MEANS[0] - self.MEANS[1])
+        b = -w @ self.MEANS.mean(axis=0)            # equal priors and covariances: halfway between the means
+        self.nb_error = float(np.mean(self.model.predict(Xt) != yt))
+        self.bayes_error = float(np.mean(np.where(Xt @ w + b > 0, 1.0, -1.0) != yt))
+        self._pos.set_offsets(X[y > 0])
+        self._neg.set_offsets(X[y < 0])
+        jll = self.model.joint_log_likelihood(self._grid)
+        diff = (jll[:, list(self.model.classes).index(1.0)] - jll[:, list(self.model.classes).index(-1.0)])
+        self._nb.set_segments(contourpy.contour_generator(self._gx, self._gy, diff.reshape(self._gx.shape)).lines(0.0))
+        seg = plotting.boundary_segment(np.r_[b, w], (-3.2, 3.2), (-3.2, 3.2))
+        self._bayes.set_data(*(seg if seg is not None else ([], [])))
+        t = np.linspace(0, 2 * np.pi, 80)
+        rings = []
+        for c in (1.0, -1.0):
+            k = list(self.model.classes).index(c)
+            mean, sd = self.model.params["mean"][k], np.sqrt(self.model.params["var"][k])
+            rings.append(np.column_stack([mean[0] + sd[0] * np.cos(t), mean[1] + sd[1] * np.sin(t)]))
+        self._ellipses.set_segments(rings)
+        self.ax.set_title(f"ρ = {rho:+.2f}, N = {n}: naive Bayes {self.nb_error:.1%}, best possible "
+                          f"{self.bayes_error:.1%}", fontsize=9)
+        self._render()
+        self.status.value = (
+            f"correlation ρ = <b>{rho:+.2f}</b>, {n} training points: naive Bayes errs on "
+            f"<b>{self.nb_error:.1%}</b> of 20,000 fresh points, the Bayes-optimal line on "
+            f"<b>{self.bayes_error:.1%}</b> (the price of assuming independence: "
+            f"{self.nb_error - self.bayes_error:+.1%})"
+        )

@@ -478,3 +478,32 @@ def test_knn_explorer_keeps_agreeing_with_knn_predict_as_every_control_moves():
         for Z, labels, got in ((X, y, box.train_error), (Xv, yv, box.val_error)):
             want = np.mean(cl.knn_predict(tr(X), y, tr(Z), k=k, metric=metric) != labels)
             assert got == pytest.approx(want), (k, metric, scaled)
+
+
+# --- NaiveBayesExplorer ------------------------------------------------------------------------
+
+def test_naive_bayes_explorer_fits_as_scikit_learn_and_knows_the_best_possible_error():
+    from scipy.stats import norm
+    from sklearn.naive_bayes import GaussianNB
+
+    box = W.NaiveBayesExplorer(n=200, rho=0.0, rng=3)
+    gaps = []
+    for rho in (0.0, 0.5, 0.9, -0.7):
+        png = box.image.value
+        box.rho_slider.value = rho
+        if rho:
+            assert box.image.value != png
+        ref = GaussianNB().fit(box.X, box.y)
+        np.testing.assert_allclose(box.model.params["mean"], ref.theta_, atol=1e-12)
+        np.testing.assert_allclose(box.model.params["var"], ref.var_, rtol=1e-9)
+        within = np.vstack([box.X[box.y == c] - box.X[box.y == c].mean(axis=0) for c in (1, -1)])
+        assert np.corrcoef(within.T)[0, 1] == pytest.approx(rho, abs=0.25)    # the data have that correlation (sd 0.07)
+        # the Bayes error of two normal laws with a shared covariance: Phi(-Delta / 2), Delta the Mahalanobis distance
+        d = np.array([1.0, 0.0])
+        delta = np.sqrt(d @ np.linalg.solve(np.array([[1, rho], [rho, 1]]), d))
+        assert box.bayes_error == pytest.approx(norm.cdf(-delta / 2), abs=0.015)      # 20,000 points: sd 0.0035
+        assert f"{box.nb_error:.1%}" in box.status.value and f"{box.bayes_error:.1%}" in box.status.value
+        gaps.append(box.nb_error - box.bayes_error)
+    assert gaps[0] < 0.02 and gaps[2] > 0.1          # independent features cost nothing; correlated ones a lot
+    with pytest.raises(ValueError, match="rho must be"):
+        W.NaiveBayesExplorer(rho=0.99)

@@ -31,11 +31,14 @@ setup-test:  ## the same with every tool of the test suite and the benchmarks (m
 
 # Two views of the course. jupyter/<mode>/ holds the Jupyter settings of each (which nbgrader
 # parts are on); it is put first on Jupyter's config search path for this command only, so
-# the user's own Jupyter settings are never changed.
+# the user's own Jupyter settings are never changed. Its lab-settings/ holds JupyterLab's
+# defaults for the course (a saved notebook keeps its widgets' state, so it reopens with
+# its pictures).
 LAB_CMD = JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter/$(1)$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
-	$(BIN)/jupyter lab --notebook-dir="$(CURDIR)" --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG) $(LAB_ARGS)
+	$(BIN)/jupyter lab --notebook-dir="$(CURDIR)" --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG) \
+	--LabApp.app_settings_dir="$(CURDIR)/jupyter/$(1)/lab-settings" $(LAB_ARGS)
 
-lab: setup  ## set up, then start JupyterLab on the course (students: lectures in my-lectures/, Validate, Assignment List)
+lab: setup  ## set up, then start JupyterLab on the course (students: your copies in my-lectures/, my-assignments/; Validate)
 	@$(BIN)/python scripts/lecture_copies.py
 	$(call LAB_CMD,student)
 
@@ -107,5 +110,5 @@ audit: setup  ## instructors: list code in the submissions that looks like tampe
 
 # --- Students ---------------------------------------------------------------------
 check: setup  ## students: run the visible tests of NB=path/to/notebook.ipynb (fails if one fails)
-	@test -n "$(NB)" || { echo "usage: make check NB=release/$(ASSIGNMENT)/$(ASSIGNMENT).ipynb" >&2; exit 2; }
+	@test -n "$(NB)" || { echo "usage: make check NB=my-assignments/$(ASSIGNMENT)/$(ASSIGNMENT).ipynb" >&2; exit 2; }
 	$(GRADING) check "$(NB)"

@@ -79,9 +79,14 @@ def test_widget_and_nbgrader_extensions_are_served(lab):
     served = {ext["name"] for ext in config.get("federated_extensions", [])}
     assert "@jupyter-widgets/jupyterlab-manager" in served, served
     assert "@jupyter/nbgrader" in served, served
-    # nbgrader's server side answers too (the assignment list of the student view)
-    status, _ = get(f"{base}/assignments?course_id=ml-foundations", token)
-    assert status == 200
+    # the Validate button's server side answers (the course's handler); the Assignment List's does not:
+    # in a clone of the course the assignments come as copies in my-assignments/ (make lab)
+    status, body = get(f"{base}/nbgrader_version?version={__import__('nbgrader').__version__}", token)
+    assert status == 200 and json.loads(body)["success"]
+    with pytest.raises(urllib.error.HTTPError) as err:
+        get(f"{base}/assignments?course_id=ml-foundations", token)
+    assert err.value.code == 404
+    assert (ROOT / "my-assignments" / "ps1_perceptron" / "ps1_perceptron.ipynb").is_file()
 
 
 def run_in_kernel(base, token, kernel_id, code, timeout=START_S):
@@ -151,7 +156,8 @@ def test_course_lib_imports_in_a_notebook_kernel(lab):
 # --- students and instructors (make lab / make lab-instructor) ------------------------
 INSTRUCTOR_PLUGINS = {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
                       "@jupyter/nbgrader:course-list"}
-STUDENT_PLUGINS = {"@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:validate-assignment"}
+STUDENT_PLUGINS = {"@jupyter/nbgrader:validate-assignment"}
+ASSIGNMENT_LIST = "@jupyter/nbgrader:assignment-list"   # off for students: no exchange behind a clone
 NEWS = "@jupyterlab/apputils-extension:announcements"      # JupyterLab's news pop-up: off in both modes
 
 
@@ -164,6 +170,7 @@ def test_students_get_no_instructor_tools(lab):
     base, token = lab
     disabled = set(page_config(base, token).get("disabledExtensions", []))
     assert INSTRUCTOR_PLUGINS <= disabled, disabled
+    assert ASSIGNMENT_LIST in disabled, disabled
     assert not STUDENT_PLUGINS & disabled, disabled
     assert NEWS in disabled
     with pytest.raises(urllib.error.HTTPError) as err:
@@ -176,7 +183,7 @@ def test_instructors_get_formgrader_and_create_assignment(tmp_path):
 
     with running_lab("instructor", tmp_path) as server:
         disabled = set(page_config(server.base, server.token).get("disabledExtensions", []))
-        assert not (INSTRUCTOR_PLUGINS | STUDENT_PLUGINS) & disabled, disabled
+        assert not (INSTRUCTOR_PLUGINS | STUDENT_PLUGINS | {ASSIGNMENT_LIST}) & disabled, disabled
         assert NEWS in disabled
         status, body = get(f"{server.base}/formgrader", server.token)
         assert status == 200 and "Manage Assignments" in body

@@ -274,7 +274,7 @@ def plot_novikoff_check(check, *, axes=None):
     r2_eta2 = (check.norm_sq_upper[1] - check.norm_sq[0]) if len(t) > 1 else 0.0
     axes[0].plot(t, check.inner, "o-", ms=3, label=r"$w_f^T w_t / \|w_f\|$")
     axes[0].plot(t, t * rho_eta, "--", label=r"$t\,\rho$ (lower bound)")
-    axes[0].set_title("1. $w_t$ turns towards $w_f$", fontsize=10)
+    axes[0].set_title("1. $w_f^T w_t / \\|w_f\\|$ climbs by $\\geq \\rho$ per correction", fontsize=10)
     axes[1].plot(t, check.norm_sq, "o-", ms=3, label=r"$\|w_t\|^2$")
     axes[1].plot(t, t * r2_eta2, "--", label=r"$t\,R^2$ (upper bound)")
     axes[1].set_title("2. but $\\|w_t\\|$ grows slowly", fontsize=10)

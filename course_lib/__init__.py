@@ -18,6 +18,7 @@ from .data import (
     make_separable,
     make_spirals,
     random_line_target,
+    spam_examples,
 )
 from .digits import (
     intensity,
@@ -31,7 +32,7 @@ from .digits import (
     symmetry,
 )
 from .kernels import kernel_matrix, kernel_perceptron, linear_kernel, polynomial_kernel, quadratic_features, rbf_kernel
-from .naive_bayes import fit_bernoulli_nb, fit_gaussian_nb, fit_multinomial_nb
+from .naive_bayes import bag_of_words, fit_bernoulli_nb, fit_gaussian_nb, fit_multinomial_nb
 from .neighbors import fit_standardizer, knn_predict, pairwise_distances
 from .perceptron import (
     add_bias,
@@ -108,5 +109,5 @@ __all__ += [
     "kernel_perceptron", "make_spirals", "svm", "fit_svm", "fit_svm_primal", "kkt_violation",
     "neighbors", "knn_predict", "pairwise_distances", "fit_standardizer",
 ]
-__all__ += ["naive_bayes", "fit_gaussian_nb", "fit_bernoulli_nb", "fit_multinomial_nb"]
+__all__ += ["naive_bayes", "fit_gaussian_nb", "fit_bernoulli_nb", "fit_multinomial_nb", "bag_of_words", "spam_examples"]
 __all__ += ["svm_variants", "fit_robust_lp", "fit_lp_svm", "fit_reduced_svm"]

@@ -22,6 +22,7 @@ __all__ = [
     "make_separable", "make_noisy", "random_line_target", "make_random_line_data",
     "load_labeled_points", "load_homework", "data_dir", "DATA_DIR_ENV", "make_spirals",
     "fetch_file", "cache_dir", "DataFile", "DATA_FILES", "DataUnavailableError", "DATA_URL_ENV", "CACHE_SUBDIR",
+    "spam_examples",
 ]
 
 DATA_DIR_ENV = "COURSE_DATA_DIR"
@@ -619,3 +620,72 @@ def make_spirals(n_samples=200, *, turns=1.5, noise=0.0, rng=None):
     X = sign[:, None] * np.c_[r * np.cos(t), r * np.sin(t)]
     X += noise * rng.normal(size=X.shape)
     return X, sign
+
+
+_SPAM = """\
+spam|win a free prize now click the link to claim your prize
+spam|cheap meds online no prescription needed order now
+spam|you have been selected for a cash reward claim it today
+spam|limited offer buy one get one free click now
+spam|urgent your account will be closed verify your password now
+spam|earn money from home fast no experience needed
+spam|congratulations you won a free holiday claim your reward
+spam|lowest price guaranteed order cheap watches today
+spam|free gift card waiting for you click the link
+spam|make cash fast with this one simple trick
+spam|exclusive deal just for you act now before it ends
+spam|your loan is approved claim the cash now
+spam|hot singles in your area click to chat free
+spam|double your money in one week guaranteed
+spam|final notice claim your free prize before midnight
+spam|buy now and save big on cheap meds
+spam|you are a winner click here to get your cash
+spam|free trial offer no credit card needed act now
+spam|best deal of the year limited stock order today
+spam|verify your bank account now or lose access
+ham|are we still meeting for lunch tomorrow
+ham|the lecture notes for week three are online now
+ham|can you send me the slides from the seminar
+ham|thanks for the review i fixed the proof in section two
+ham|dinner at my place on friday bring a friend
+ham|the homework deadline moved to next monday
+ham|please check the attached draft before the meeting
+ham|i will be late for the lab today the bus is slow
+ham|happy birthday hope you have a great day
+ham|the experiment finished the results look good
+ham|could you review my code before i submit it
+ham|reminder the library closes early on sunday
+ham|let me know when you are free to talk about the project
+ham|the exam covers chapters one to four
+ham|see you at the station at eight
+ham|i uploaded the data set to the shared folder
+ham|nice talk today i liked the part on kernels
+ham|mom called she wants you to call her back
+ham|the meeting room changed to the second floor
+ham|our paper was accepted thanks for all the help
+"""
+
+
+def spam_examples():
+    """A small, made-up collection of 40 short messages, 20 spam and 20 ordinary ("ham").
+
+    Written for the course to show naive Bayes on text: not a real corpus, and far too
+    small to say how well a filter would work on real mail. Words are lower case and
+    separated by single spaces.
+
+    Returns
+    -------
+    messages : list of str
+    labels : ndarray of shape (40,)
+        +1 for spam, -1 for ham.
+
+    Examples
+    --------
+    >>> messages, labels = spam_examples()
+    >>> len(messages), int((labels == 1).sum())
+    (40, 20)
+    >>> messages[0]
+    'win a free prize now click the link to claim your prize'
+    """
+    rows = [line.split("|", 1) for line in _SPAM.strip().splitlines()]
+    return [text for _, text in rows], np.array([1.0 if kind == "spam" else -1.0 for kind, _ in rows])

@@ -37,7 +37,7 @@ from scipy.special import logsumexp
 
 from ._validation import check_matrix, check_real
 
-__all__ = ["NaiveBayesResult", "fit_gaussian_nb", "fit_bernoulli_nb", "fit_multinomial_nb"]
+__all__ = ["NaiveBayesResult", "fit_gaussian_nb", "fit_bernoulli_nb", "fit_multinomial_nb", "bag_of_words"]
 
 
 @dataclass
@@ -260,3 +260,46 @@ def fit_multinomial_nb(X, y, *, alpha=1.0):
     with np.errstate(divide="ignore", invalid="ignore"):
         log_theta = np.log(words + alpha) - np.log(words.sum(axis=1, keepdims=True) + alpha * X.shape[1])
     return NaiveBayesResult("multinomial", labels, np.log(counts / counts.sum()), {"log_theta": log_theta})
+
+
+def bag_of_words(messages, vocabulary=None):
+    """Count how often each word of a vocabulary occurs in each message (words: runs of letters and digits, lower case).
+
+    Parameters
+    ----------
+    messages : list of str
+    vocabulary : list of str, optional
+        The words to count, in this order. By default every word of ``messages``, sorted;
+        give the training set's vocabulary when counting the words of test messages (a
+        word the training set never saw is then left out).
+
+    Returns
+    -------
+    counts : ndarray of shape (len(messages), len(vocabulary))
+    vocabulary : list of str
+
+    Examples
+    --------
+    >>> counts, vocabulary = bag_of_words(["Free money, free!", "money for lunch"])
+    >>> vocabulary
+    ['for', 'free', 'lunch', 'money']
+    >>> counts.tolist()
+    [[0.0, 2.0, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0]]
+    """
+    import re
+
+    if isinstance(messages, str) or not all(isinstance(m, str) for m in messages):
+        raise ValueError("messages must be a list of strings")
+    words = [re.findall(r"[a-z0-9]+", m.lower()) for m in messages]
+    if vocabulary is None:
+        vocabulary = sorted({w for ws in words for w in ws})
+    vocabulary = list(vocabulary)
+    index = {w: j for j, w in enumerate(vocabulary)}
+    if len(index) != len(vocabulary):
+        raise ValueError("vocabulary must not repeat a word")
+    counts = np.zeros((len(words), len(vocabulary)))
+    for i, ws in enumerate(words):
+        for w in ws:
+            if w in index:
+                counts[i, index[w]] += 1
+    return counts, vocabulary

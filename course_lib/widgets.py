@@ -1222,8 +1222,12 @@ class SVMExplorer(_LiveFigure):
             if len(self._fits) >= self._CACHED:
                 self._fits.pop(next(iter(self._fits)))
             try:
-                res = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0,
-                              penalty=penalty, solver="clarabel")
+                try:
+                    res = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0,
+                                  penalty=penalty, solver="clarabel")
+                except RuntimeError:                              # badly scaled kernels: fit_svm's own route
+                    res = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0,
+                                  penalty=penalty)
                 scores, why = res.decision_function(self._grid).reshape(self._gx.shape), None
             except NotSeparableError:
                 res, scores, why = None, None, "not separable"

@@ -136,3 +136,18 @@ def test_bad_inputs_name_the_argument(call, message):
 def test_the_top_level_names():
     assert cl.fit_gaussian_nb is fit_gaussian_nb and cl.fit_bernoulli_nb is fit_bernoulli_nb
     assert cl.fit_multinomial_nb is fit_multinomial_nb
+
+
+def test_bag_of_words_counts_as_scikit_learn_does():
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    messages, labels = cl.spam_examples()
+    counts, vocabulary = cl.bag_of_words(messages)
+    ref = CountVectorizer(token_pattern=r"[a-z0-9]+").fit(messages)
+    assert vocabulary == list(ref.get_feature_names_out())
+    np.testing.assert_array_equal(counts, ref.transform(messages).toarray())
+    test_counts, _ = cl.bag_of_words(["FREE prize, unseenword!"], vocabulary)
+    assert test_counts.sum() == 2 and test_counts[0, vocabulary.index("free")] == 1
+    assert len(messages) == 40 and set(labels) == {1.0, -1.0}
+    with pytest.raises(ValueError, match="list of strings"):
+        cl.bag_of_words("one message")

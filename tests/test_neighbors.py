@@ -187,3 +187,39 @@ def test_the_distances_are_computed_in_blocks_without_changing_them(monkeypatch)
     monkeypatch.setattr(nb, "_CHUNK", 50)        # a few rows of X at a time
     np.testing.assert_array_equal(pairwise_distances(X, Z), whole)
     np.testing.assert_array_equal(whole, np.array([np.sqrt(((Z - x) ** 2).sum(axis=1)) for x in X]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(2, 40), m=st.integers(1, 12), d=st.integers(1, 3),
+       k=st.sampled_from([1, 2, 3, 5]), metric=st.sampled_from(["euclidean", "mahalanobis"]))
+def test_large_problems_find_the_same_neighbours_by_bounding_first(data, n, m, d, k, metric):
+    """Above a size, nearest_neighbours ranks exactly only the points a fast bound cannot rule out: same answer."""
+    import course_lib.neighbors as nb
+
+    X_train = np.array(data.draw(st.lists(st.lists(tenths, min_size=d, max_size=d), min_size=n, max_size=n)))
+    X_train = X_train + 1e-3 * np.arange(n)[:, None] * (metric == "mahalanobis")   # a covariance that is not singular
+    X = np.array(data.draw(st.lists(st.lists(tenths, min_size=d, max_size=d), min_size=m, max_size=m)))
+    k = min(k, n)
+    if metric == "mahalanobis" and np.linalg.matrix_rank(np.atleast_2d(np.cov(X_train, rowvar=False))) < d:
+        return
+    small = nb.nearest_neighbours(X_train, X, k=k, metric=metric)
+    saved = nb._CHUNK
+    nb._CHUNK = 1                                       # every problem counts as large
+    try:
+        large = nb.nearest_neighbours(X_train, X, k=k, metric=metric)
+    finally:
+        nb._CHUNK = saved
+    np.testing.assert_array_equal(large, small)
+
+
+def test_the_neighbours_of_real_digits_by_bounding_first_are_those_of_the_loop(monkeypatch):
+    import course_lib as cl
+    import course_lib.neighbors as nb
+
+    images, digits = cl.load_sklearn_digits()
+    grey = images.reshape(-1, 64)                        # integer grey levels: many exact ties
+    queries, train = grey[:40], grey[40:]
+    monkeypatch.setattr(nb, "_CHUNK", 1000)              # the bounding route, in blocks of 1,000 differences
+    got = nb.nearest_neighbours(train, queries, k=5)
+    want = np.array([np.argsort(np.sqrt(((train - x) ** 2).sum(axis=1)), kind="stable")[:5] for x in queries])
+    np.testing.assert_array_equal(got, want)

@@ -45,10 +45,15 @@ lab: setup  ## set up, then start JupyterLab on the course (students: your copie
 lab-instructor: setup  ## the same with nbgrader's instructor tools (Formgrader, Create Assignment)
 	$(call LAB_CMD,instructor)
 
+# What `make test NB=notebooks/x.ipynb` checks besides running it (tests/test_notebooks.py)
+LECTURE_CHECKS := test_lecture_notebooks_are_thin_and_seeded test_every_lecture_has_a_widget_and_questions_with_their_answers \
+	test_a_lecture_opens_with_its_roadmap test_sections_are_numbered_in_order_with_the_questions_and_then_the_summary_last \
+	test_the_summary_is_last_and_ends_with_its_references test_a_text_that_announces_the_cell_below_stands_right_above_it
+
 test: setup-test  ## set up, then lint and run every test (unit, notebooks, grading); NB=notebooks/x.ipynb: one notebook's checks
 ifdef NB
 	$(BIN)/python -m pytest -n 0 "$(NB)" "tests/test_notebooks.py::test_committed_without_outputs[$(NB)]" \
-	    $(if $(filter notebooks/%,$(NB)),"tests/test_notebooks.py::test_lecture_notebooks_are_thin_and_seeded[$(NB)]") $(PYTEST_ARGS)
+	    $(if $(filter notebooks/%,$(NB)),$(foreach t,$(LECTURE_CHECKS),"tests/test_notebooks.py::$(t)[$(NB)]")) $(PYTEST_ARGS)
 else
 	@sh scripts/system-deps.sh
 	$(BIN)/ruff check .

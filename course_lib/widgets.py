@@ -643,7 +643,7 @@ class HatProjection(_LiveFigure):
             f"y = {fmt(y)} &nbsp; ŷ = H y = {fmt(self.y_hat)} &nbsp; y − ŷ = {fmt(self.residual)}<br>"
             f"largest |(column of X) · (y − ŷ)| = {orth:.1e} (the residual is perpendicular to the plane); "
             f"E<sub>in</sub> = ‖y − ŷ‖²/3 = <b>{np.dot(self.residual, self.residual) / 3:.3f}</b>; "
-            f"trace H = {np.trace(self.H):.2f}"
+            f"trace H = {np.trace(self.H):.2f}; seen from {self.ax.elev:.0f}° up, turned {self.turn_slider.value:+d}°"
         )
 
 

@@ -32,8 +32,11 @@ def lead_with_message(result):
     """Reorder each failure of a Validator result: the message where the dialog shows first, then cell and traceback."""
     for entry in result.get("failed", []):
         message = failure_message(entry.get("raw_error", ""))
-        entry["error"] = (f"{html.escape(entry.get('source', ''))}\n\n{entry.get('error', '')}"
-                          if entry.get("source") else entry.get("error", ""))
+        source = html.escape(entry.get("source", ""))
+        if strip_ansi(entry.get("raw_error", "")).strip() == message:     # the message is all there is to say
+            entry["error"] = source
+        else:
+            entry["error"] = f"{source}\n\n{entry.get('error', '')}" if source else entry.get("error", "")
         entry["source"] = message
     return result
 

@@ -618,9 +618,10 @@ def test_plot_digits_tiles_the_images_with_their_labels():
     images = np.random.default_rng(0).uniform(-1, 1, (5, 4, 3))
     ax = cl.plotting.plot_digits(images, [7, 1, 5, 1, 9], n=5, ncols=2)
     mosaic = ax.images[0].get_array()
-    assert mosaic.shape == (3 * 5 + 1, 2 * 4 + 1)
-    np.testing.assert_array_equal(mosaic[1:5, 5:8], images[1])          # row 0, column 1
-    np.testing.assert_array_equal(mosaic[11:15, 1:4], images[4])        # row 2, column 0
+    # each image has a band of paper above it for its label (2 rows here) and a column of paper to its right
+    assert mosaic.shape == (3 * (4 + 2), 2 * (3 + 1) - 1)
+    np.testing.assert_array_equal(mosaic[2:6, 4:7], images[1])          # row 0, column 1
+    np.testing.assert_array_equal(mosaic[14:18, 0:3], images[4])        # row 2, column 0
     assert [t.get_text() for t in ax.texts] == ["7", "1", "5", "1", "9"]
     assert dict(matplotlib.rcParams) == before
     with pytest.raises(ValueError, match="labels"):

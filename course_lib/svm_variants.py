@@ -106,7 +106,7 @@ def fit_lp_svm(X, y, *, C=1.0):
     --------
     >>> X = [[1.0, 0.3], [2.0, -0.4], [-1.0, 0.2], [-2.0, -0.1]]   # only the first feature matters
     >>> res = fit_lp_svm(X, [1, 1, -1, -1], C=10.0)
-    >>> res.w.round(6).tolist(), round(res.b, 6)
+    >>> (res.w.round(6) + 0.0).tolist(), round(res.b, 6) + 0.0
     ([1.0, 0.0], 0.0)
     """
     X, y = _check_data(X, y)
@@ -117,8 +117,8 @@ def fit_lp_svm(X, y, *, C=1.0):
     A, rhs = _margin_constraints(X, y, split=True)
     c = np.r_[np.ones(2 * d), 0.0, C * np.ones(n)]
     z = _solve_lp(c, A, rhs, [(0, None)] * (2 * d) + [(None, None)] + [(0, None)] * n)
-    w = z[:d] - z[d:2 * d]
-    return PrimalSVMResult(w, float(z[2 * d]), np.maximum(z[2 * d + 1:], 0.0), C)
+    w = z[:d] - z[d:2 * d] + 0.0                 # + 0.0: no "-0.0" for a weight that is exactly zero
+    return PrimalSVMResult(w, float(z[2 * d]) + 0.0, np.maximum(z[2 * d + 1:], 0.0), C)
 
 
 @dataclass

@@ -1135,9 +1135,7 @@ class SVMExplorer(_LiveFigure):
     The dual goes to Clarabel whole (``fit_svm(..., solver="clarabel")``): a few tens of
     milliseconds for a few hundred examples whatever C is. Fits are remembered by the
     settings that matter, so moving a control the current kernel ignores, or going back
-    to a setting already seen, costs only the drawing; and after every drawing the
-    settings one step away on the C and gamma sliders are fitted ahead, in a thread of
-    their own, while the student looks at the picture.
+    to a setting already seen, costs only the drawing.
 
     Examples
     --------
@@ -1165,7 +1163,7 @@ class SVMExplorer(_LiveFigure):
         check_choice(penalty, "penalty", ("l1", "l2"))
         super().__init__(figsize=(5.2, 5.2))
         self.X, self.y = X, y
-        self._fits, self._pending, self._executor, self._direction, self._last = {}, {}, None, {}, {}
+        self._fits = {}
         self.kernel_dropdown = widgets.Dropdown(options=list(KERNELS), value=kernel, description="kernel",
                                                 style=SLIDER_STYLE)
         self.penalty_dropdown = widgets.Dropdown(options=[("1-norm slack: C Σ ξ", "l1"), ("2-norm slack: C/2 Σ ξ²", "l2")],
@@ -1214,70 +1212,29 @@ class SVMExplorer(_LiveFigure):
         self.widget = widgets.VBox([controls, self.image, self.status])
         self.draw()
 
-    @staticmethod
-    def _key(kernel, C, penalty, gamma, degree):
-        """The settings that decide the fit (those the kernel ignores left out)."""
-        return (kernel, C, penalty if C is not None else None, gamma if kernel != "linear" else None,
-                degree if kernel == "poly" else None)
-
-    def _compute(self, key):
-        """(result or None, scores on the grid, why there is no result) for the settings ``key``."""
+    def _fit(self, kernel, C, penalty, gamma, degree):
+        """(result or None, scores on the grid, why there is no result) for these settings, remembered."""
         from .svm import NotSeparableError, fit_svm
 
-        kernel, C, penalty, gamma, degree = key
-        options = dict(C=C, kernel=kernel, gamma=gamma if gamma is not None else 1.0,
-                       degree=degree if degree is not None else 2, coef0=1.0, penalty=penalty or "l1")
-        try:
-            try:
-                res = fit_svm(self.X, self.y, solver="clarabel", **options)
-            except RuntimeError:                              # badly scaled kernels: fit_svm's own route
-                res = fit_svm(self.X, self.y, **options)
-            return res, res.decision_function(self._grid).reshape(self._gx.shape), None
-        except NotSeparableError:
-            return None, None, "not separable"
-        except RuntimeError as exc:                           # the solver gave up at this setting
-            return None, None, str(exc)
-
-    def _fit(self, kernel, C, penalty, gamma, degree):
-        """The fit for these settings: remembered, being computed ahead (then waited for), or computed now."""
-        key = self._key(kernel, C, penalty, gamma, degree)
+        key = (kernel, C, penalty if C is not None else None, gamma if kernel != "linear" else None,
+               degree if kernel == "poly" else None)
         if key not in self._fits:
-            pending = self._pending.get(key)
-            answer = pending.result() if pending is not None else self._compute(key)
             if len(self._fits) >= self._CACHED:
                 self._fits.pop(next(iter(self._fits)))
-            self._fits[key] = answer
+            try:
+                try:
+                    res = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0,
+                                  penalty=penalty, solver="clarabel")
+                except RuntimeError:                              # badly scaled kernels: fit_svm's own route
+                    res = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0,
+                                  penalty=penalty)
+                scores, why = res.decision_function(self._grid).reshape(self._gx.shape), None
+            except NotSeparableError:
+                res, scores, why = None, None, "not separable"
+            except RuntimeError as exc:                       # the solver gave up at this setting
+                res, scores, why = None, None, str(exc)
+            self._fits[key] = (res, scores, why)
         return self._fits[key]
-
-    def _prefetch(self, kernel, C, penalty, gamma, degree, moved):
-        """Fit, in a thread of its own, the settings one step away on the C and gamma sliders.
-
-        A student (or a key held down) mostly moves a slider one step at a time, and mostly
-        on in the same direction: that neighbour is computed first. The answers are the same
-        as :meth:`_compute` would give at the time of the move.
-        """
-        from concurrent.futures import ThreadPoolExecutor
-
-        if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="svm-explorer")
-        steps = []
-        for name, slider in (("C", self.C_slider), ("gamma", self.gamma_slider)):
-            if (name == "C" and C is None) or (name == "gamma" and kernel == "linear"):
-                continue
-            here = np.log10(slider.value)
-            ahead = [+1, -1] if self._direction.get(name, +1) > 0 else [-1, +1]
-            for sign in ahead:
-                value = 10 ** (here + sign * slider.step)
-                if slider.min - 1e-9 <= np.log10(value) <= slider.max + 1e-9:
-                    value = float(np.round(value, 12))
-                    steps.append((0 if name == moved else 1, len(steps), name, value))
-        keys = [self._key(kernel, value if name == "C" else C, penalty, value if name == "gamma" else gamma, degree)
-                for _, _, name, value in sorted(steps)]
-        # answers computed ahead for settings no longer one step away are dropped (kept: at most four)
-        self._pending = {k: f for k, f in self._pending.items() if k in keys and k not in self._fits}
-        for key in keys:
-            if key not in self._fits and key not in self._pending:
-                self._pending[key] = self._executor.submit(self._compute, key)
 
     def draw(self):
         """Refit for the current controls (or recall the fit) and redraw."""
@@ -1287,11 +1244,6 @@ class SVMExplorer(_LiveFigure):
         C = None if self.hard_checkbox.value else float(self.C_slider.value)
         penalty = self.penalty_dropdown.value
         gamma, degree = float(self.gamma_slider.value), int(self.degree_slider.value)
-        moved = None
-        for name, value in (("C", self.C_slider.value), ("gamma", self.gamma_slider.value)):
-            if name in self._last and value != self._last[name]:
-                moved, self._direction[name] = name, 1 if value > self._last[name] else -1
-            self._last[name] = value
         self.result, scores, why = self._fit(kernel, C, penalty, gamma, degree)
         # every setting is named in the title and the status, also the ones this kernel ignores
         # (said so), so that whatever the student moves shows where the model stands now
@@ -1324,7 +1276,6 @@ class SVMExplorer(_LiveFigure):
         self.ax.set_title(settings, fontsize=9)
         self._render()
         self.status.value = f"{settings}: {status}"
-        self._prefetch(kernel, C, penalty, gamma, degree, moved)
 
 
 class KNNExplorer(_FigureWidget):

@@ -507,3 +507,16 @@ def test_naive_bayes_explorer_fits_as_scikit_learn_and_knows_the_best_possible_e
     assert gaps[0] < 0.02 and gaps[2] > 0.1          # independent features cost nothing; correlated ones a lot
     with pytest.raises(ValueError, match="rho must be"):
         W.NaiveBayesExplorer(rho=0.99)
+
+
+@pytest.mark.parametrize("kernel, C, gamma, degree", [("rbf", 0.1, 3.0, 2), ("rbf", 100.0, 30.0, 2), ("linear", 1.0, 1.0, 2),
+                                                      ("poly", 10.0, 1.0, 3), ("poly", 1e4, 10.0, 2)])
+def test_svm_explorer_shows_the_classifier_of_fit_svm(kernel, C, gamma, degree):
+    X, y = cl.make_spirals(120, noise=0.05, rng=8)
+    box = cl.widgets.SVMExplorer(X, y, kernel=kernel, C=C, gamma=gamma, degree=degree)
+    ref = cl.fit_svm(X, y, C=box.C_slider.value, kernel=kernel, gamma=box.gamma_slider.value, degree=degree, coef0=1.0)
+    G = box._grid
+    scale = max(1.0, np.abs(ref.decision_function(G)).max())
+    np.testing.assert_allclose(box.result.decision_function(G), ref.decision_function(G), atol=1e-4 * scale)
+    f = y * ref.decision_function(X)
+    assert f"{int(np.sum(f <= 0))} misclassified" in box.status.value

@@ -165,7 +165,7 @@ def plot_boundary(w, *, ax=None, color="black", linestyle="-", shade=True, label
     return ax
 
 
-def plot_pla_step(X, y, w_t, w_next, n, *, ax=None, t=None):
+def plot_pla_step(X, y, w_t, w_next, n, *, ax=None, t=None, legend=True):
     """One PLA correction: the mistake x_n, the old boundary w_t and the new w_{t+1}.
 
     The old boundary is dashed, the new one solid; the arrows show the (w1, w2)
@@ -181,6 +181,8 @@ def plot_pla_step(X, y, w_t, w_next, n, *, ax=None, t=None):
     ax : matplotlib Axes or None
     t : int or None
         The step number, used in the title.
+    legend : bool, default=True
+        Put the legend below the axes (a figure that has a legend of its own passes False).
 
     Returns
     -------
@@ -231,9 +233,9 @@ def plot_pla_step(X, y, w_t, w_next, n, *, ax=None, t=None):
             labels.append(label)
     title = "correcting the mistake" if t is None else f"update {t + 1}: $w_{{{t + 1}}} = w_{{{t}}} + y_n x_n$"
     ax.set_title(title, fontsize=10)
-    # below the axes and their x label, where it covers neither points nor arrows
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=4, fontsize=7, frameon=False,
-              handlelength=1.5, columnspacing=1.0)
+    if legend:  # below the axes and their x label, where it covers neither points nor arrows
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=4, fontsize=7, frameon=False,
+                  handlelength=1.5, columnspacing=1.0)
     return ax
 
 

@@ -204,7 +204,7 @@ class PLAStepper(_FigureWidget):
         n_wrong = int(round(error_rate(w_t, self.X, self.y) * len(self.y)))
         if t < res.n_updates:
             n = int(res.corrected[t])
-            plotting.plot_pla_step(self.X, self.y, w_t, res.trajectory[t + 1], n, ax=self.ax, t=t)
+            plotting.plot_pla_step(self.X, self.y, w_t, res.trajectory[t + 1], n, ax=self.ax, t=t, legend=False)
             what = f"next: example {n} (y = {self.y[n]:+.0f}) is misclassified and gets corrected"
         else:
             plotting.plot_data(self.X, self.y, ax=self.ax)

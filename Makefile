@@ -18,7 +18,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 LAB_PORT  ?= 8888
 
 .DEFAULT_GOAL := help
-.PHONY: help setup setup-test lab lab-instructor test test-fast test-under-load lint benchmark lock clean
+.PHONY: help setup setup-test lab lab-instructor test test-fast test-under-load lint benchmark lock clean site
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -50,7 +50,7 @@ LECTURE_CHECKS := test_lecture_notebooks_are_thin_and_seeded test_every_lecture_
 	test_a_lecture_opens_with_its_roadmap test_sections_are_numbered_in_order_with_the_questions_and_then_the_summary_last \
 	test_the_summary_is_last_and_ends_with_its_references test_a_text_that_announces_the_cell_below_stands_right_above_it
 
-test: setup-test  ## set up, then lint and run every test (unit, notebooks, grading); NB=notebooks/x.ipynb: one notebook's checks
+test: setup-test  ## set up, then lint and run every test (unit, grading, the website with every lecture); NB=notebooks/x.ipynb: one notebook's checks
 ifdef NB
 	$(BIN)/python -m pytest -n 0 "$(NB)" "tests/test_notebooks.py::test_committed_without_outputs[$(NB)]" \
 	    $(if $(filter notebooks/%,$(NB)),$(foreach t,$(LECTURE_CHECKS),"tests/test_notebooks.py::$(t)[$(NB)]")) $(PYTEST_ARGS)
@@ -72,14 +72,17 @@ lint: setup-test  ## ruff over the code and notebooks (rules in pyproject.toml);
 benchmark: setup-test  ## speed of course_lib against plain loops; widget response times in the browser
 	$(BIN)/python -m benchmarks
 
+site: setup-test  ## the course's website in build/site/html/ (lectures executed, with a cache); CLEAN=1 from scratch
+	$(BIN)/python scripts/build_site.py $(if $(filter 1 yes true,$(CLEAN)),--clean)
+
 lock:  ## re-resolve uv.lock (uv) and write environment.yml, deploy/requirements.txt after editing pyproject.toml
 	@sh scripts/lock.sh
 
-clean:  ## remove the virtual environment and caches
-	rm -rf $(VENV) .pytest_cache .hypothesis
+clean:  ## remove the virtual environment and caches (the website's build and execution cache too)
+	rm -rf $(VENV) .pytest_cache .hypothesis build/site
 
 # --- Instructors (nbgrader) ---------------------------------------------------------
-# The course directory is this folder (nbgrader_config.py). See "For instructors" in README.md.
+# The course directory is this folder (nbgrader_config.py). See docs/guides/instructors.md.
 ASSIGNMENT ?= ps1_perceptron
 GRADING    := $(BIN)/python -m grading
 .PHONY: release autograde feedback grades audit check regrade-check

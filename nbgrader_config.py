@@ -13,9 +13,11 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "release"
 
-# --- Grading (see "For instructors" in README.md) ----------------------------------
-# A cell may run this many seconds before it is stopped; it then earns 0 points and the
-# rest of the notebook is still graded (make autograde, make check, the Validate button).
+# --- Grading (see docs/guides/instructors.md) ---------------------------------------
+# A cell may use this many seconds of CPU time before it is stopped (with a wall-clock
+# backstop CourseExecute.wall_factor times larger); it then earns 0 points and the rest of
+# the notebook is still graded (make autograde, make check; the Validate button, in the
+# student's own kernel, counts wall-clock seconds).
 c.Execute.timeout = 10
 # The Validate button of JupyterLab runs nbgrader's own Validator, which counts any text
 # on stderr (a harmless warning, say) as a failed test. Its kernel sends stderr to the
@@ -60,9 +62,11 @@ c.OverwriteCells.missing_cell_notification = (
 # that a submission that loops forever costs seconds, not minutes: ps1's test cells take
 # 0.03 s at most with the reference solution, 0.05 s with a correct pure-Python PLA that
 # recounts every mistake after each correction; 3 s leaves a wide margin for a busy
-# machine. `make check` and the Validate button use the same limits. A `--timeout` given
-# to `python -m grading` holds for every assignment of that run.
-c.CourseExecute.assignment_timeouts = {"ps1_perceptron": 3}
+# machine. ps7's test cells take 0.03 s at most with the reference solution, and as long with
+# a correct one that refits N times or loops over inputs in Python. `make check` and the
+# Validate button use the same limits. A `--timeout` given to `python -m grading` holds for
+# every assignment of that run.
+c.CourseExecute.assignment_timeouts = {"ps1_perceptron": 3, "ps7_validation": 3}
 
 
 def _validate_cell_limit(cell):
@@ -84,7 +88,7 @@ c.GenerateFeedback.preprocessors = [
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 
-# --- Late submissions and grade export (see "For instructors" in README.md) ----------
+# --- Late submissions and grade export (see docs/guides/instructors.md) ---------------
 # nbgrader compares each submission's timestamp (written by `nbgrader collect`) with the
 # assignment's due date (set in the Formgrader's Manage Assignments page, or with
 # `nbgrader db assignment add ASSIGNMENT --duedate="2026-12-01 23:59 UTC"`). nbgrader's own

@@ -1,8 +1,8 @@
 """Capacity of the JupyterHub deployment: a class starting its servers at once.
 
-Builds a throwaway deployment with ``deploy/setup.sh`` (20 students, in the deployment
-test's prefix /opt/ml-foundations-ci, whose installed software it reuses; so never while
-that test runs), then, in one run:
+Builds a throwaway deployment with ``deploy/setup.sh`` (20 students, a course id and prefix
+of its own, /opt/mlfb-<id>, reusing the software installed in /opt/ml-foundations-ci), then,
+in one run:
 
 * the plain case: one student's server started alone, timed from the request to "ready";
 * the class: the 20 students log in and start their servers at the same moment; each
@@ -19,6 +19,7 @@ does nothing. It loads the machine for a few minutes; run it alone:
 import json
 import os
 import secrets
+import shutil
 import statistics
 import subprocess
 import sys
@@ -29,11 +30,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-PREFIX = Path(os.environ.get("COURSE_BENCH_PREFIX", "/opt/ml-foundations-ci"))
+SOFTWARE = Path(os.environ.get("COURSE_BENCH_SOFTWARE", "/opt/ml-foundations-ci"))
+RUN = secrets.token_hex(3)
+COURSE_ID = f"mlfb-{RUN}"
+PREFIX = Path(f"/opt/{COURSE_ID}")
 N = int(os.environ.get("COURSE_BENCH_STUDENTS", "20"))
-INSTRUCTOR = "mlfb-teacher"
-GROUP = "mlfb-students"
-STUDENTS = [f"mlfb-s{i:02d}" for i in range(1, N + 1)]
+INSTRUCTOR = f"mlfb{RUN}-teacher"
+GROUP = f"mlfb{RUN}-students"
+STUDENTS = [f"mlfb{RUN}-s{i:02d}" for i in range(1, N + 1)]
 
 
 def _memory_of(user):
@@ -69,10 +73,12 @@ def main():
     from test_deploy import HubUser, _free_ports
 
     hub_port, pg_port = _free_ports(4), _free_ports(1)
-    teardown = [str(ROOT / "deploy" / "teardown.sh"), "--prefix", str(PREFIX), "--purge"]
-    subprocess.run(teardown, capture_output=True)
+    teardown = [str(ROOT / "deploy" / "teardown.sh"), "--prefix", str(PREFIX), "--uninstall"]
+    clone = Path(f"/var/tmp/{COURSE_ID}-clone")   # setup closes the clone it runs from to other users
     try:
-        subprocess.run([str(ROOT / "deploy" / "setup.sh"), "--prefix", str(PREFIX), "--instructor", INSTRUCTOR,
+        subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+        subprocess.run([str(clone / "deploy" / "setup.sh"), "--prefix", str(PREFIX), "--software", str(SOFTWARE),
+                        "--course-id", COURSE_ID, "--instructor", INSTRUCTOR,
                         "--students", " ".join(STUDENTS), "--group", GROUP, "--hub-port", str(hub_port),
                         "--pg-port", str(pg_port), "--no-hidepid"], check=True, capture_output=True, timeout=1800)
         base = f"http://127.0.0.1:{hub_port}"
@@ -138,6 +144,8 @@ def main():
             if subprocess.run(["id", "-u", user], capture_output=True).returncode == 0:
                 subprocess.run(["userdel", "--remove", user], capture_output=True)
         subprocess.run(["groupdel", GROUP], capture_output=True)
+        shutil.rmtree(PREFIX, ignore_errors=True)
+        shutil.rmtree(clone, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -83,6 +83,18 @@ GALLERY = [
     "yl = np.where(rng.random(200) < cl.theta(Xl @ np.array([3.0, -2.0])), 1.0, -1.0)\n"
     "cl.widgets.DescentExplorer(Xl, yl, rng=rng)",
     "cl.widgets.NaiveBayesExplorer(rng=rng)",
+    "cl.widgets.DichotomyExplorer(n=5, rng=rng)",
+    "cl.widgets.BoundingTableExplorer()",
+    "cl.widgets.VCBoundExplorer()",
+    "cl.widgets.BiasVarianceExplorer(rng=rng)",
+    "cl.widgets.CostExplorer(Xn, yn, rng=rng)",
+    "Xq, yq = cl.make_circle_data(40, rng=rng)\nXqt, yqt = cl.make_circle_data(1000, rng=rng)\n"
+    "cl.widgets.TransformExplorer(Xq, yq, Xqt, yqt)",
+    "cl.widgets.OverfittingExplorer(rng=rng)",
+    "b = cl.legendre_target(15, rng=rng)\nxb, yb = cl.make_legendre_data(30, b, noise_variance=0.5, rng=rng)\n"
+    "cl.widgets.RegularizationExplorer(xb, yb, b, degree=15, noise_variance=0.5)",
+    "cl.widgets.ValidationExplorer(rng=rng)",
+    "cl.widgets.SnoopingExplorer(rng=rng)",
 ]
 
 

@@ -8,7 +8,20 @@ Importing course_lib changes no global state: no matplotlib style, no random see
 """
 import importlib
 
-from . import data, digits, hoeffding, kernels, neighbors, perceptron, regression, svm, theory
+from . import (
+    data,
+    digits,
+    hoeffding,
+    kernels,
+    neighbors,
+    overfitting,
+    perceptron,
+    regression,
+    regularization,
+    svm,
+    theory,
+    validation,
+)
 from .data import (
     DataUnavailableError,
     load_homework,
@@ -31,9 +44,30 @@ from .digits import (
     one_vs_one,
     symmetry,
 )
+from .error_measures import cost_matrix, pointwise_error, weighted_error, weighted_pocket
+from .generalization import (
+    bounding_function,
+    count_dichotomies,
+    dichotomies,
+    generalization_bounds,
+    growth_function,
+    hoeffding_sample_size,
+    is_shattered,
+    vc_bound,
+    vc_sample_size,
+)
 from .kernels import kernel_matrix, kernel_perceptron, linear_kernel, polynomial_kernel, quadratic_features, rbf_kernel
 from .naive_bayes import bag_of_words, fit_bernoulli_nb, fit_gaussian_nb, fit_multinomial_nb
 from .neighbors import fit_standardizer, knn_predict, pairwise_distances
+from .overfitting import (
+    deterministic_noise,
+    legendre_experiment,
+    legendre_features,
+    legendre_out_of_sample_error,
+    legendre_target,
+    make_legendre_data,
+    overfit_measure,
+)
 from .perceptron import (
     add_bias,
     error_rate,
@@ -50,6 +84,7 @@ from .regression import (
     cross_entropy_error,
     cross_entropy_gradient,
     hat_matrix,
+    homework_transform,
     linear_classifier,
     linear_regression,
     logistic_regression,
@@ -62,6 +97,7 @@ from .regression import (
     squared_error,
     theta,
 )
+from .regularization import constrained_regression, d_eff, l1_regression, weight_decay_path
 from .svm import fit_svm, fit_svm_primal, kkt_violation
 from .svm_variants import fit_lp_svm, fit_reduced_svm, fit_robust_lp
 from .theory import (
@@ -70,6 +106,14 @@ from .theory import (
     margin,
     novikoff_bound,
     radius,
+)
+from .tradeoff import bias_variance, linear_learning_curve
+from .validation import (
+    cross_validation_error,
+    fold_indices,
+    leave_one_out_error,
+    validation_experiment,
+    validation_split,
 )
 
 __version__ = "0.1.0"
@@ -111,3 +155,16 @@ __all__ += [
 ]
 __all__ += ["naive_bayes", "fit_gaussian_nb", "fit_bernoulli_nb", "fit_multinomial_nb", "bag_of_words", "spam_examples"]
 __all__ += ["svm_variants", "fit_robust_lp", "fit_lp_svm", "fit_reduced_svm"]
+__all__ += [
+    "generalization", "dichotomies", "count_dichotomies", "is_shattered", "growth_function", "bounding_function",
+    "hoeffding_sample_size", "vc_bound", "vc_sample_size", "generalization_bounds",
+    "tradeoff", "bias_variance", "linear_learning_curve",
+    "error_measures", "pointwise_error", "cost_matrix", "weighted_error", "weighted_pocket",
+]
+__all__ += [
+    "overfitting", "legendre_features", "legendre_target", "make_legendre_data", "legendre_out_of_sample_error",
+    "deterministic_noise", "legendre_experiment", "overfit_measure",
+    "homework_transform", "regularization", "weight_decay_path", "constrained_regression", "d_eff", "l1_regression",
+    "validation", "validation_split", "leave_one_out_error", "cross_validation_error", "fold_indices",
+    "validation_experiment",
+]

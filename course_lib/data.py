@@ -290,6 +290,7 @@ class DataFile(NamedTuple):
 _NTU = "https://www.csie.ntu.edu.tw/~htlin/mooc/datasets/mlfound_math/"
 _ESL = "https://web.stanford.edu/~hastie/ElemStatLearn/datasets/"
 _LFD = "http://www.amlbook.com/data/zip/"
+_CALTECH = "http://work.caltech.edu/data/"
 
 DATA_FILES = {
     f.name: f for f in [
@@ -307,6 +308,10 @@ DATA_FILES = {
                  "736c41eaad8b7acc1a0a725462c0d512a21fd838381ad679c491b56c64a6e7d7", 17284, 500),
         DataFile("hw1_18_test.dat", "ntu_hw1", _NTU + "hw1_18_test.dat",
                  "1bfae98aff3788b4512fa218f8d40880a5df680ac729595dfc994b741b74f869", 17376, 500),
+        DataFile("in.dta", "lfd_dta", _CALTECH + "in.dta",
+                 "ab59df7fa7b2b68792155bf159d4ba9ca105d59e22946a29c180fac65799a87a", 1750, 35),
+        DataFile("out.dta", "lfd_dta", _CALTECH + "out.dta",
+                 "29ebb4bf827e2c6f4e373524981d6eefdf052e704695246a402a3b080da75696", 12500, 250),
     ]
 }
 """The known files, by name: sub-folder, original address, SHA-256, size and rows."""
@@ -314,7 +319,7 @@ DATA_FILES = {
 DATA_URL_ENV = "COURSE_DATA_URL"
 """Name of the environment variable that names a mirror: a base URL with the same
 relative paths as a course data folder (``esl_zip/zip.train.gz``, ``lfd_zip/...``,
-``ntu_hw1/...``). When set, downloads come from there instead of the original sites."""
+``ntu_hw1/...``, ``lfd_dta/...``). When set, downloads come from there instead of the original sites."""
 
 CACHE_SUBDIR = "ml-foundations"
 """Name of the course's folder inside the user's cache folder."""
@@ -452,7 +457,7 @@ def fetch_file(name, *, path=None, data_dir=None, download=True, verify=True, ba
     A file is looked for, in this order: the ``path`` you pass; the ``data_dir`` you
     pass; the folder named by ``COURSE_DATA_DIR``; the download cache (see
     :func:`cache_dir`). In a folder the file may sit in its sub-folder (``esl_zip/``,
-    ``lfd_zip/``, ``ntu_hw1/``) or directly inside. When it is nowhere, it is
+    ``lfd_zip/``, ``ntu_hw1/``, ``lfd_dta/``) or directly inside. When it is nowhere, it is
     downloaded into the cache from the mirror named by ``COURSE_DATA_URL`` (or
     ``base_url``), else from its original site, and stored only if its size and
     SHA-256 match the published ones.
@@ -543,20 +548,26 @@ def fetch_file(name, *, path=None, data_dir=None, download=True, verify=True, ba
 
 
 def load_homework(name, *, path=None, data_dir=None, download=True, verify=True, base_url=None):
-    """One of the course homework files (``hw1_15_train.dat``, ``hw1_18_train.dat``, ``hw1_18_test.dat``).
+    """One of the course homework files: a set of labelled points.
+
+    * ``hw1_15_train.dat``, ``hw1_18_train.dat``, ``hw1_18_test.dat``: the perceptron and
+      pocket homework of *Machine Learning Foundations* (4 features per point);
+    * ``in.dta`` (35 points) and ``out.dta`` (250 points): the training and test sets of
+      the nonlinear-transform, weight-decay and validation homework of *Learning From
+      Data* (Caltech's homework 6 and 7; 2 features per point, nearly all in [-1, 1]^2).
 
     The file is found or downloaded as by :func:`fetch_file` (checked against its
     published SHA-256), then read by :func:`load_labeled_points`.
 
     Parameters
     ----------
-    name : {"hw1_15_train.dat", "hw1_18_train.dat", "hw1_18_test.dat"}
+    name : {"hw1_15_train.dat", "hw1_18_train.dat", "hw1_18_test.dat", "in.dta", "out.dta"}
     path, data_dir, download, verify, base_url
         As in :func:`fetch_file`.
 
     Returns
     -------
-    X : ndarray of shape (N, 4)
+    X : ndarray of shape (N, 4) or (N, 2)
         The raw features (no constant column; see :func:`course_lib.perceptron.add_bias`).
     y : ndarray of shape (N,)
         Labels +1 or -1.
@@ -572,8 +583,11 @@ def load_homework(name, *, path=None, data_dir=None, download=True, verify=True,
     >>> X, y = load_homework("hw1_15_train.dat")      # doctest: +SKIP
     >>> X.shape, int((y == 1).sum())                  # doctest: +SKIP
     ((400, 4), 284)
+    >>> X, y = load_homework("in.dta")                # doctest: +SKIP
+    >>> X.shape                                       # doctest: +SKIP
+    (35, 2)
     """
-    homework = tuple(n for n, f in DATA_FILES.items() if f.subdir == "ntu_hw1")
+    homework = tuple(n for n, f in DATA_FILES.items() if f.subdir in ("ntu_hw1", "lfd_dta"))
     check_choice(name, "name", homework)
     found = fetch_file(name, path=path, data_dir=data_dir, download=download, verify=verify, base_url=base_url)
     X, y = load_labeled_points(found)

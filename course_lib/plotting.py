@@ -1054,3 +1054,425 @@ def plot_classifier(decision, X, y, *, ax=None, support=None, margins=False, lim
 
 
 __all__ += ["plot_classifier"]
+
+
+# --- Why can machines learn? Dichotomies, bounds, bias and variance, errors ----------------
+
+def _tile_grid(n_tiles, ncols=None):
+    """Columns and rows of a grid of ``n_tiles`` tiles, about twice as wide as tall."""
+    ncols = ncols or max(1, int(np.ceil(np.sqrt(2 * n_tiles))))
+    return ncols, int(np.ceil(n_tiles / ncols))
+
+
+from typing import NamedTuple  # noqa: E402  (this section's own import: the sections above do not need it)
+
+
+class DichotomyTiles(NamedTuple):
+    """Where :func:`plot_dichotomies` puts everything (tile units: tile j spans [col, col+1] x [row, row+1])."""
+
+    squares: np.ndarray
+    """The tiles' corners, shape (m, 4, 2)."""
+    colours: np.ndarray
+    """The tiles' face colours (RGBA; grey for labelings not realised), shape (m, 4)."""
+    positive: np.ndarray
+    """Where the +1 marks go, shape (k, 2)."""
+    negative: np.ndarray
+    """Where the -1 marks go, shape (m N - k, 2)."""
+    strikes: np.ndarray
+    """One diagonal stroke per labeling not realised, shape (s, 2, 2)."""
+    frame: np.ndarray
+    """The frame around the highlighted tile, shape (1, 4, 2) (or (0, 4, 2))."""
+    shape: tuple
+    """(columns, rows) of the grid."""
+
+
+def dichotomy_tiles(X, labelings, *, realised=None, ncols=None, highlight=None):
+    """The geometry of the tile grid of :func:`plot_dichotomies`, for drawing it (or moving a drawn one).
+
+    Returns
+    -------
+    DichotomyTiles
+
+    Examples
+    --------
+    >>> tiles = dichotomy_tiles([[0, 0], [1, 1]], [[-1, -1], [-1, 1], [1, -1], [1, 1]], realised=[1, 1, 0, 1])
+    >>> tiles.squares.shape, tiles.strikes.shape, tiles.shape
+    ((4, 4, 2), (1, 2, 2), (3, 2))
+    """
+    P = np.asarray(X, dtype=float)
+    if P.ndim == 1:
+        P = np.column_stack([P, np.zeros(len(P))])
+    P = check_matrix(P, "X")
+    if P.shape[1] != 2:
+        raise ValueError(f"X must hold points of the plane (N, 2) or of a line (N,); got shape {P.shape}")
+    L = np.asarray(labelings)
+    if L.ndim != 2 or L.shape[1] != P.shape[0] or not np.all(np.isin(L, (-1, 1))):
+        raise ValueError(f"labelings must be an array of +1 / -1 of shape (m, {P.shape[0]}); got shape {L.shape}")
+    ok = np.ones(len(L), dtype=bool) if realised is None else np.asarray(realised, dtype=bool)
+    if ok.shape != (len(L),):
+        raise ValueError(f"realised must hold one flag per labeling ({len(L)}); got shape {ok.shape}")
+    ncols, nrows = _tile_grid(len(L), ncols)
+    lo, hi = P.min(axis=0), P.max(axis=0)
+    span = np.maximum(hi - lo, 1e-9)
+    unit = 0.14 + 0.72 * (P - lo) / span.max() + 0.36 * (1 - span / span.max())   # within a tile, centred
+    col, row = np.arange(len(L)) % ncols, np.arange(len(L)) // ncols
+    corners = np.stack([col, nrows - 1 - row], axis=1).astype(float)
+    box = np.array([[0.04, 0.04], [0.96, 0.04], [0.96, 0.96], [0.04, 0.96]])
+    squares = corners[:, None, :] + box[None]
+    colours = np.where(ok[:, None], [[1.0, 1.0, 1.0, 1.0]], [[0.85, 0.85, 0.85, 1.0]])
+    where = (corners[:, None, :] + unit[None, :, :]).reshape(-1, 2)
+    flat = L.reshape(-1)
+    strikes = corners[~ok][:, None, :] + np.array([[0.06, 0.94], [0.94, 0.06]])[None]
+    frame = (corners[[int(highlight)]][:, None, :] + np.array([[0, 0], [1, 0], [1, 1], [0, 1]])[None]
+             if highlight is not None else np.zeros((0, 4, 2)))
+    return DichotomyTiles(squares, colours, where[flat > 0], where[flat < 0], strikes.reshape(-1, 2, 2),
+                          frame.astype(float), (ncols, nrows))
+
+
+def plot_dichotomies(X, labelings, *, realised=None, ax=None, ncols=None, highlight=None, title=None):
+    """Draw many labelings of the same points as a grid of small tiles, one labeling per tile.
+
+    Each tile shows the points with their labels (+1 a blue circle, -1 a red cross). Tiles
+    of labelings that the hypothesis set cannot realise are greyed and struck through.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2), or (N,) for points on a line
+    labelings : array-like of shape (m, N)
+        The labelings, e.g. ``course_lib.generalization.all_labelings(N)``.
+    realised : array-like of bool of shape (m,), optional
+        Which labelings the hypothesis set realises (all, if not given).
+    ax : matplotlib Axes or None
+    ncols : int, optional
+        Tiles per row.
+    highlight : int, optional
+        Index of a tile to frame.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> from course_lib.generalization import all_labelings
+    >>> ax = plot_dichotomies([[0, 0], [1, 0], [2, 0]], all_labelings(3), realised=[1, 1, 1, 1, 1, 0, 1, 1])
+    >>> len(ax.collections)
+    4
+    """
+    from matplotlib.collections import LineCollection, PolyCollection
+
+    tiles = dichotomy_tiles(X, labelings, realised=realised, ncols=ncols, highlight=highlight)
+    ax = _axes(ax, figsize=(7, 3.5))
+    ax.add_collection(PolyCollection(tiles.squares, facecolors=tiles.colours, edgecolors="#999999", linewidths=0.6))
+    ax.scatter(*tiles.positive.T, marker="o", facecolors="none", edgecolors=POSITIVE_COLOR, linewidths=1.2, s=22,
+               zorder=3)
+    ax.scatter(*tiles.negative.T, marker="x", color=NEGATIVE_COLOR, linewidths=1.2, s=22, zorder=3)
+    ax.add_collection(LineCollection(tiles.strikes, colors="#666666", linewidths=1.0, zorder=2))
+    if highlight is not None:
+        ax.add_collection(PolyCollection(tiles.frame, facecolors="none", edgecolors="black", linewidths=2.2, zorder=4))
+    ncols, nrows = tiles.shape
+    ax.set_xlim(-0.05, ncols + 0.05)
+    ax.set_ylim(-0.05, nrows + 0.05)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title is not None:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def plot_growth_functions(n_values, curves, *, ax=None, log=True):
+    """Growth functions (or their bounds) against N, beside 2^N.
+
+    Parameters
+    ----------
+    n_values : array-like of int
+    curves : dict of str to array-like
+        Legend text to m_H(N) (or a bound) for each N.
+    ax : matplotlib Axes or None
+    log : bool, default=True
+        A logarithmic vertical axis: 2^N is then a straight line, a polynomial bends away.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_growth_functions([1, 2, 3], {"positive rays": [2, 3, 4]})
+    >>> len(ax.lines)
+    2
+    """
+    n = check_vector(n_values, "n_values")
+    if not isinstance(curves, dict) or not curves:
+        raise ValueError(f"curves must be a non-empty dict of label -> values; got {type(curves).__name__}")
+    ax = _axes(ax, figsize=(6, 3.8))
+    ax.plot(n, 2.0**n, color="black", linestyle="--", linewidth=1.2, label="$2^N$ (every labeling)")
+    for label, values in curves.items():
+        ax.plot(n, np.asarray(values, dtype=float), "o-", ms=3, linewidth=1.4, label=label)
+    if log:
+        ax.set_yscale("log")
+    ax.set_xlabel("N (number of inputs)")
+    ax.set_ylabel("number of dichotomies")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_bounds(n_values, bounds, *, ax=None, gap=None, marker=None, gap_label="measured $|E_{out} - E_{in}|$"):
+    """Generalization bounds epsilon(N) against N (logarithmic axes), optionally beside a measured gap.
+
+    Parameters
+    ----------
+    n_values : array-like
+    bounds : dict of str to array-like
+        Legend text to the bound at every N (values above 1 are drawn as they are).
+    ax : matplotlib Axes or None
+    gap : array-like, optional
+        A measured |E_out - E_in| at the same N, drawn as black dots.
+    marker : float, optional
+        An N to mark with a vertical line.
+    gap_label : str, optional
+        The legend's name for the gap (say which statistic of it is drawn, e.g. a percentile).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_bounds([10, 100], {"VC": [3.0, 1.2]}, gap=[0.2, 0.05])
+    >>> len(ax.lines)          # the bound, the gap and the line at 1
+    3
+    """
+    n = check_vector(n_values, "n_values")
+    ax = _axes(ax, figsize=(6, 3.8))
+    for label, values in bounds.items():
+        ax.plot(n, np.asarray(values, dtype=float), linewidth=1.6, label=label)
+    if gap is not None:
+        ax.plot(n, check_vector(gap, "gap", length=len(n)), "ko", ms=4, label=gap_label)
+    if marker is not None:
+        ax.axvline(marker, color="grey", linewidth=1)
+    ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("N")
+    ax.set_ylabel("ε (with probability 1 − δ)")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_bias_variance(result, *, ax=None, n_hypotheses=20, x=None):
+    """Example 2.8's picture: the target, some g^(D), the average hypothesis g_bar and its band.
+
+    Parameters
+    ----------
+    result : course_lib.tradeoff.BiasVariance
+    ax : matplotlib Axes or None
+    n_hypotheses : int, default=20
+        How many of the learned hypotheses g^(D) to draw (thin grey lines).
+    x : array-like, optional
+        Where to draw (201 points of [-1, 1] by default).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> from course_lib.tradeoff import bias_variance
+    >>> ax = plot_bias_variance(bias_variance("constant", n_datasets=50, rng=0))
+    >>> len(ax.lines) >= 20
+    True
+    """
+    x = np.linspace(-1, 1, 201) if x is None else check_vector(x, "x")
+    ax = _axes(ax, figsize=(5, 3.6))
+    for a, b in result.coefficients[:n_hypotheses]:
+        ax.plot(x, a * x + b, color="grey", linewidth=0.6, alpha=0.6)
+    g = result.average_hypothesis(x)
+    s = result.spread(x)
+    ax.fill_between(x, g - s, g + s, color="tab:orange", alpha=0.25, linewidth=0,
+                    label=r"$\bar g(x) \pm \sqrt{\mathrm{var}(x)}$")
+    ax.plot(x, np.sin(np.pi * x), color="tab:green", linewidth=2, label=r"target $\sin(\pi x)$")
+    ax.plot(x, g, color="tab:orange", linewidth=2.2, label=r"$\bar g(x)$")
+    ax.set_xlim(-1, 1)
+    ax.set_ylim(-3, 3)
+    ax.set_xlabel("$x$")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title(f"{result.model.replace('_', ' ')}, N = {result.n_points}: bias {result.bias:.2f}, "
+                 f"var {result.variance:.2f}", fontsize=9)
+    return ax
+
+
+def plot_learning_curve(curve, *, ax=None):
+    """Expected E_in and E_out of linear regression against N, beside sigma^2 (1 -+ (d+1)/N).
+
+    Parameters
+    ----------
+    curve : course_lib.tradeoff.LearningCurve
+    ax : matplotlib Axes or None
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> from course_lib.tradeoff import linear_learning_curve
+    >>> ax = plot_learning_curve(linear_learning_curve([5, 20], d=2, sigma=0.5, n_datasets=50, rng=0))
+    >>> len(ax.lines)
+    5
+    """
+    ax = _axes(ax, figsize=(5.5, 3.6))
+    n = curve.n
+    ax.errorbar(n, curve.e_out, yerr=2 * curve.e_out_se, fmt="s-", ms=3, color="tab:red", label="$E_{out}$ (average)")
+    ax.errorbar(n, curve.e_in, yerr=2 * curve.e_in_se, fmt="o-", ms=3, color="tab:blue", label="$E_{in}$ (average)")
+    ax.plot(n, curve.e_out_reference(), "--", color="tab:red", linewidth=1, label=r"$\sigma^2(1 + (d+1)/N)$")
+    ax.plot(n, curve.e_in_reference(), "--", color="tab:blue", linewidth=1, label=r"$\sigma^2(1 - (d+1)/N)$")
+    ax.axhline(curve.sigma**2, color="grey", linewidth=0.8, label=r"$\sigma^2$")
+    ax.set_xscale("log")
+    ax.set_xlabel("N")
+    ax.set_ylabel("squared error")
+    ax.legend(fontsize=7)
+    return ax
+
+
+__all__ += ["dichotomy_tiles", "DichotomyTiles", "plot_dichotomies", "plot_growth_functions", "plot_bounds",
+            "plot_bias_variance", "plot_learning_curve"]
+
+
+# --- Nonlinear transforms, overfitting, regularization, validation ---------------------------
+
+def plot_legendre_fits(x, y, target, fits=None, *, ax=None, ylim=(-3.0, 3.0)):
+    """Data in one input, the target f and fitted polynomials, all in the normalised Legendre basis.
+
+    Parameters
+    ----------
+    x, y : array-like of shape (N,)
+        The examples.
+    target : array-like of shape (Q_f + 1,) or None
+        The target's coefficients on :func:`course_lib.legendre_features` (None: not drawn).
+    fits : dict of str to array-like, optional
+        Legend text to a hypothesis' weights on the same features, e.g. ``{"g_2": w2}``.
+    ax : matplotlib Axes or None
+    ylim : (float, float) or None
+        The vertical range (a wild fit leaves it; None: matplotlib's).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_legendre_fits([-0.5, 0.5], [0.0, 1.0], [0.5, 0.3], {"line": [0.5, 0.5]})
+    >>> [line.get_label() for line in ax.lines]
+    ['target f', 'line']
+    """
+    from .overfitting import legendre_features
+
+    x = check_vector(x, "x")
+    y = check_vector(y, "y", length=x.shape[0])
+    ax = _axes(ax, figsize=(6, 4))
+    grid = np.linspace(-1.0, 1.0, 400)
+    ax.scatter(x, y, s=24, color="black", zorder=3, label="data")
+    if target is not None:
+        b = check_vector(target, "target")
+        ax.plot(grid, legendre_features(grid, len(b) - 1) @ b, color="tab:green", linewidth=2.2, label="target f")
+    for (label, w), color in zip((fits or {}).items(), ["tab:blue", "tab:red", "tab:purple", "tab:orange"],
+                                 strict=False):
+        w = check_vector(w, f"fits[{label!r}]")
+        ax.plot(grid, legendre_features(grid, len(w) - 1) @ w, color=color, linewidth=1.6, label=label)
+    ax.set_xlim(-1.05, 1.05)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.set_xlabel("$x$")
+    ax.set_ylabel("$y$")
+    ax.legend(fontsize=8, loc="best")
+    return ax
+
+
+def plot_overfit_map(values, n_values, other_values, *, ax=None, limit=0.2, ylabel="noise level $\\sigma^2$",
+                     title=None, label="$E_{out}(g_{10}) - E_{out}(g_2)$"):
+    """A heat map of the overfit measure E_out(g_10) - E_out(g_2), as in Figure 4.3 of *Learning From Data*.
+
+    Red where the complex model did worse (overfitting), blue where it did better; the
+    colours saturate at +- ``limit`` (the book's scale is 0.2), so the map shows where the
+    sign changes rather than how large the largest values are. ``label`` names the colour
+    bar: say there how the runs were summarised (the mean, as in the book, or the median).
+
+    Parameters
+    ----------
+    values : array-like of shape (len(other_values), len(n_values))
+    n_values : array-like
+        The numbers of examples N (horizontal axis).
+    other_values : array-like
+        The other parameter (vertical axis): sigma^2 or Q_f.
+    ax : matplotlib Axes or None
+    limit : float, default=0.2
+    ylabel, title, label : str
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_overfit_map([[0.1, -0.1], [0.3, 0.0]], [80, 120], [0.5, 1.0])
+    >>> len(ax.collections)
+    1
+    """
+    V = check_matrix(values, "values")
+    n_values = check_vector(n_values, "n_values", length=V.shape[1])
+    other_values = check_vector(other_values, "other_values", length=V.shape[0])
+    ax = _axes(ax, figsize=(5, 4))
+    mesh = ax.pcolormesh(n_values, other_values, V, cmap="RdBu_r", vmin=-limit, vmax=limit, shading="nearest")
+    ax.figure.colorbar(mesh, ax=ax, label=label, extend="both")
+    ax.set_xlabel("number of examples $N$")
+    ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def plot_error_curves(x, curves, *, ax=None, xlabel="", ylabel="error", log=False, marker=None):
+    """Several error curves against one parameter (N, lambda, K, ...), e.g. ``{"$E_{in}$": e_in}``.
+
+    Parameters
+    ----------
+    x : array-like of shape (M,)
+    curves : dict of str to array-like of shape (M,)
+        Legend text to values.
+    ax : matplotlib Axes or None
+    xlabel, ylabel : str
+    log : bool, default=False
+        Logarithmic horizontal axis (lambda).
+    marker : float or None
+        Draw a vertical line there (the chosen value).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_error_curves([1, 2, 3], {"a": [3, 2, 1], "b": [1, 2, 3]}, marker=2)
+    >>> len(ax.lines)
+    3
+    """
+    x = check_vector(x, "x")
+    if not isinstance(curves, dict) or not curves:
+        raise ValueError(f"curves must be a non-empty dict of label -> values; got {type(curves).__name__}")
+    ax = _axes(ax, figsize=(6, 3.6))
+    for label, values in curves.items():
+        ax.plot(x, check_vector(values, f"curves[{label!r}]", length=x.shape[0]), "o-", markersize=3, linewidth=1.5,
+                label=label)
+    if marker is not None:
+        ax.axvline(float(marker), color="0.4", linestyle=":", linewidth=1.2)
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8)
+    return ax
+
+
+__all__ += ["plot_legendre_fits", "plot_overfit_map", "plot_error_curves"]

@@ -36,7 +36,7 @@ __all__ = [
     "poly_powers", "poly_feature_names", "poly_transform", "circle_target", "make_circle_data",
     "theta", "predict_probability", "cross_entropy_error", "cross_entropy_gradient",
     "logistic_regression", "logistic_sgd_epoch", "logistic_sgd_runs", "gradient_descent_path", "sgd_path",
-    "LogisticResult", "LogisticRunsResult",
+    "LogisticResult", "LogisticRunsResult", "homework_transform",
 ]
 
 
@@ -863,3 +863,30 @@ def logistic_sgd_runs(X, y, *, eta=0.1, tol=1e-6, max_epochs=10_000, w0=None, rn
             if active.size == 0:
                 break
     return LogisticRunsResult(W, n_epochs, converged)
+
+
+def homework_transform(X):
+    """The nonlinear transform of *Learning From Data*'s homework 6 and 7 (the ``in.dta`` / ``out.dta`` data).
+
+    phi(x1, x2) = (1, x1, x2, x1^2, x2^2, x1 x2, |x1 - x2|, |x1 + x2|): eight features, the
+    constant first. The validation homework uses its first k + 1 features, phi_0 ... phi_k.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2)
+        Raw points (no constant column).
+
+    Returns
+    -------
+    ndarray of shape (N, 8)
+
+    Examples
+    --------
+    >>> homework_transform([[0.5, -1.0]]).tolist()
+    [[1.0, 0.5, -1.0, 0.25, 1.0, -0.5, 1.5, 0.5]]
+    """
+    X = check_matrix(X, "X")
+    if X.shape[1] != 2:
+        raise ValueError(f"X must hold 2-D points, shape (N, 2) without the x0 column; got shape {X.shape}")
+    x1, x2 = X[:, 0], X[:, 1]
+    return np.column_stack([np.ones(len(X)), x1, x2, x1 * x1, x2 * x2, x1 * x2, np.abs(x1 - x2), np.abs(x1 + x2)])

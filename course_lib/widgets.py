@@ -1540,3 +1540,1305 @@ class NaiveBayesExplorer(_LiveFigure):
             f"<b>{self.bayes_error:.1%}</b> (the price of assuming independence: "
             f"{self.nb_error - self.bayes_error:+.1%})"
         )
+
+
+# --- Why can machines learn? (the 06-* lectures) --------------------------------------------
+
+def _signs(labels):
+    return " ".join("+" if v > 0 else "−" for v in labels)
+
+
+class DichotomyExplorer(_LiveFigure):
+    """Which labelings of N points can a line (or a convex set) realise? Place the points and count.
+
+    Right: every one of the 2^N labelings as a small tile, greyed and struck through when
+    no hypothesis realises it. Left: the points with the chosen labeling and, when it is
+    realised, a line that does it (for convex sets, the hull of the +1 points). The count
+    is exact (:func:`course_lib.generalization.dichotomies`).
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2), optional
+        Starting points (1 <= N <= 6) within [-1, 1]^2; N random points if not given.
+    n : int, default=4
+        N, when X is not given.
+    model : {"perceptron", "convex_set"}, default="perceptron"
+    rng : None, int or numpy.random.Generator
+        For the random points.
+
+    Attributes
+    ----------
+    n_slider : ipywidgets.IntSlider
+        N, from 1 to 6 (points are added or taken away at the end).
+    arrangement : ipywidgets.Dropdown
+        Where the "new points" button puts them: "random", "on a line" or "on a circle".
+    new_button : ipywidgets.Button
+    point_dropdown : ipywidgets.Dropdown
+        Which point the two sliders move.
+    x_slider, y_slider : ipywidgets.FloatSlider
+        Its position (steps of 0.05, so points can be put exactly on a line: the count is made on
+        the grid of the sliders, :meth:`grid_points`).
+    labeling_slider : ipywidgets.IntSlider
+        Which labeling (tile) the left picture shows.
+    model_dropdown : ipywidgets.Dropdown
+    X : ndarray of shape (N, 2)
+        The points.
+    count : int
+        How many labelings the model realises on them.
+
+    Examples
+    --------
+    >>> box = DichotomyExplorer([[-0.5, -0.5], [0.5, -0.5], [0.0, 0.5], [0.5, 0.5]])
+    >>> box.count
+    14
+    >>> box.point_dropdown.value = 2
+    >>> box.y_slider.value = -0.5          # three points on one line
+    >>> box.count
+    12
+    """
+
+    MAX_POINTS = 6
+    LIMITS = (-1.05, 1.05)
+    GRID = 0.05
+    """The sliders' step: the points are counted on this grid (see :meth:`grid_points`)."""
+
+    def __init__(self, X=None, *, n=4, model="perceptron", rng=None):
+        from matplotlib.collections import LineCollection, PolyCollection
+        from matplotlib.patches import Polygon
+
+        from ._validation import check_choice, check_int, check_matrix
+
+        check_choice(model, "model", ("perceptron", "convex_set"))
+        self.rng = np.random.default_rng(rng)
+        if X is None:
+            n = check_int(n, "n", minimum=1)
+            X = np.round(self.rng.uniform(-0.9, 0.9, size=(n, 2)) / 0.05) * 0.05
+        X = check_matrix(X, "X")
+        if X.shape[1] != 2 or not 1 <= X.shape[0] <= self.MAX_POINTS or np.any(np.abs(X) > 1):
+            raise ValueError(f"X must hold 1 to {self.MAX_POINTS} points of [-1, 1]^2, shape (N, 2); got {X.shape}")
+        super().__init__(figsize=(10.4, 4.4), ncols=2)
+        self.X = X.copy()
+        self._updating = False
+        self._counted = None
+        n = len(self.X)
+        self.n_slider = _slider(widgets.IntSlider, value=n, min=1, max=self.MAX_POINTS, description="N points")
+        self.arrangement = widgets.Dropdown(options=["random", "on a line", "on a circle"], value="random",
+                                            description="new points", style=SLIDER_STYLE)
+        self.new_button = widgets.Button(description="new points", layout=widgets.Layout(width="110px"))
+        self.point_dropdown = widgets.Dropdown(options=list(range(n)), value=0, description="move point",
+                                               style=SLIDER_STYLE, layout=widgets.Layout(width="170px"))
+        self.x_slider = _slider(widgets.FloatSlider, value=float(self.X[0, 0]), min=-1, max=1, step=0.05,
+                                description="its x₁")
+        self.y_slider = _slider(widgets.FloatSlider, value=float(self.X[0, 1]), min=-1, max=1, step=0.05,
+                                description="its x₂")
+        self.labeling_slider = _slider(widgets.IntSlider, value=0, min=0, max=2**n - 1, description="labeling")
+        self.model_dropdown = widgets.Dropdown(options=[("lines (perceptrons)", "perceptron"),
+                                                        ("convex sets", "convex_set")],
+                                               value=model, description="hypotheses", style=SLIDER_STYLE)
+        left, right = self.axes
+        left.set_xlim(*self.LIMITS)
+        left.set_ylim(*self.LIMITS)
+        left.set_aspect("equal")
+        self._shade = Polygon(np.zeros((3, 2)), closed=True, facecolor=plotting.POSITIVE_COLOR, alpha=0.12,
+                              edgecolor="none")
+        left.add_patch(self._shade)
+        (self._line,) = left.plot([], [], color="black", linewidth=1.5)
+        self._pos = left.scatter([], [], marker="o", facecolors="none", edgecolors=plotting.POSITIVE_COLOR,
+                                 linewidths=1.4, s=36, zorder=3)
+        self._neg = left.scatter([], [], marker="x", color=plotting.NEGATIVE_COLOR, linewidths=1.4, s=36, zorder=3)
+        self._ring = left.scatter([], [], s=200, facecolors="none", edgecolors="grey", linewidths=1)
+        self._name = left.text(0, 0, "", fontsize=8, color="grey")
+        right.axis("off")
+        right.set_aspect("equal")
+        right.set_xlim(0, 2)               # fixed limits: the tiles are scaled into them, so the frame stays as drawn
+        right.set_ylim(0, 1)
+        self._tiles = PolyCollection([], edgecolors="#999999", linewidths=0.6)
+        right.add_collection(self._tiles, autolim=False)
+        self._strikes = LineCollection([], colors="#666666", linewidths=1.0, zorder=2)
+        right.add_collection(self._strikes, autolim=False)
+        self._tpos = right.scatter([], [], marker="o", facecolors="none", edgecolors=plotting.POSITIVE_COLOR,
+                                   linewidths=1.2, s=22, zorder=3)
+        self._tneg = right.scatter([], [], marker="x", color=plotting.NEGATIVE_COLOR, linewidths=1.2, s=22, zorder=3)
+        self._frame = PolyCollection([], facecolors="none", edgecolors="black", linewidths=2.2, zorder=4)
+        right.add_collection(self._frame, autolim=False)
+        self._moving(self._shade, self._line, self._pos, self._neg, self._ring, self._name, self._tiles,
+                     self._strikes, self._tpos, self._tneg, self._frame, left.title, right.title)
+        self.n_slider.observe(lambda _: self._resize(), names="value")
+        self.new_button.on_click(lambda _: self._new_points())
+        self.point_dropdown.observe(lambda _: self._select(), names="value")
+        for control in (self.x_slider, self.y_slider):
+            control.observe(lambda _: self._move(), names="value")
+        for control in (self.labeling_slider, self.model_dropdown):
+            control.observe(lambda _: self._redraw(), names="value")
+        self.fig.subplots_adjust(left=0.04, right=0.99, bottom=0.08, top=0.9, wspace=0.05)
+        controls = widgets.VBox([
+            widgets.HBox([self.model_dropdown, self.arrangement, self.new_button]),
+            self.n_slider, widgets.HBox([self.point_dropdown]), self.x_slider, self.y_slider, self.labeling_slider])
+        self.widget = widgets.VBox([controls, self.image, self.status])
+        self.draw()
+
+    def _redraw(self):
+        if not self._updating:
+            self.draw()
+
+    def _points(self, n):
+        kind = self.arrangement.value
+        if kind == "on a line":
+            t = np.round(self.rng.uniform(-0.9, 0.9, size=n) / 0.1) * 0.1
+            return np.column_stack([t, 0.5 * t])               # halving is exact: the points are exactly collinear
+        if kind == "on a circle":
+            a = np.sort(self.rng.uniform(0, 2 * np.pi, size=n))
+            return 0.8 * np.column_stack([np.cos(a), np.sin(a)])
+        return np.round(self.rng.uniform(-0.9, 0.9, size=(n, 2)) / 0.05) * 0.05       # on the sliders' grid
+
+    def _sync(self):
+        """Point the controls at the current points (one draw afterwards)."""
+        n = len(self.X)
+        self._updating = True
+        try:
+            self.point_dropdown.options = list(range(n))
+            self.point_dropdown.value = min(self.point_dropdown.value or 0, n - 1)
+            self.labeling_slider.max = 2**n - 1
+            self.labeling_slider.value = min(self.labeling_slider.value, 2**n - 1)
+            k = self.point_dropdown.value
+            self.x_slider.value, self.y_slider.value = float(self.X[k, 0]), float(self.X[k, 1])
+        finally:
+            self._updating = False
+
+    def _resize(self):
+        n = int(self.n_slider.value)
+        if n > len(self.X):
+            self.X = np.vstack([self.X, self._points(n - len(self.X))])
+        else:
+            self.X = self.X[:n]
+        self._sync()
+        self.draw()
+
+    def _new_points(self):
+        self.X = self._points(len(self.X))
+        self._sync()
+        self.draw()
+
+    def _select(self):
+        if self._updating:
+            return
+        self._sync()
+        self.draw()
+
+    def _move(self):
+        if self._updating:
+            return
+        k = self.point_dropdown.value
+        self.X[k] = (self.x_slider.value, self.y_slider.value)
+        self.draw()
+
+    def grid_points(self):
+        """The points in units of the sliders' step, those on the grid exactly: what the count is made on.
+
+        A slider at 0.35 holds the binary number nearest to 0.35, which is not exactly 7 x 0.05,
+        and 0.35 computed as 7 * 0.05 is yet another number; three points that lie on one line of
+        the grid would, counted as they are stored, usually miss that line by 1e-17 and count as
+        a triangle. Coordinates within 1e-6 of the grid are therefore replaced by whole numbers of
+        steps (scaling all points by one factor changes no dichotomy); the others (points on a
+        circle) are only scaled.
+        """
+        Z = self.X / self.GRID
+        whole = np.round(Z)
+        return np.where(np.abs(Z - whole) < 1e-6, whole, Z)
+
+    def _count(self):
+        """Which of all labelings the model realises on the current points (recounted only when they change)."""
+        from .generalization import all_labelings, dichotomies
+
+        key = (self.model_dropdown.value, self.X.tobytes())
+        if self._counted is None or self._counted[0] != key:
+            n = len(self.X)
+            labelings = all_labelings(n)
+            weights = 1 << np.arange(n - 1, -1, -1)
+            realised = np.isin(labelings @ weights, dichotomies(self.grid_points(), model=key[0]) @ weights)
+            self._counted = (key, labelings, realised)
+        return self._counted[1], self._counted[2]
+
+    def draw(self):
+        """Count the dichotomies of the current points and redraw both panels."""
+        from .generalization import _hull, growth_function, separating_weights
+
+        model = self.model_dropdown.value
+        n = len(self.X)
+        labelings, realised = self._count()
+        self.count = int(realised.sum())
+        j = int(self.labeling_slider.value)
+        y = labelings[j]
+        left, right = self.axes
+        self._pos.set_offsets(self.X[y > 0] if np.any(y > 0) else np.zeros((0, 2)))
+        self._neg.set_offsets(self.X[y < 0] if np.any(y < 0) else np.zeros((0, 2)))
+        k = self.point_dropdown.value
+        self._ring.set_offsets(self.X[[k]])
+        self._name.set_position((self.X[k, 0] + 0.05, self.X[k, 1] + 0.05))
+        self._name.set_text(f"point {k}")
+        shade, line, line_style = np.zeros((3, 2)), ([], []), ("black", 1.5)
+        if realised[j] and model == "perceptron":
+            w = separating_weights(self.X, y)
+            if w is not None:
+                part = plotting._positive_part(w, self.LIMITS, self.LIMITS)
+                shade = part if len(part) >= 3 else shade
+                seg = plotting.boundary_segment(w, self.LIMITS, self.LIMITS)
+                line = seg if seg is not None else line
+            what = "a line realises it"
+        elif realised[j]:
+            inside = self.X[y > 0]
+            if len(inside):
+                hull = np.array(_hull([tuple(p) for p in inside]), dtype=float)
+                if len(hull) >= 3:
+                    shade = hull
+                else:
+                    line, line_style = (hull[:, 0], hull[:, 1]), (plotting.POSITIVE_COLOR, 4)
+            what = "the convex hull of the +1 points leaves every −1 point out"
+        else:
+            what = "no line realises it" if model == "perceptron" else "a −1 point lies in the hull of the +1 points"
+        self._shade.set_xy(shade)
+        self._line.set_data(*line)
+        self._line.set_color(line_style[0])
+        self._line.set_linewidth(line_style[1])
+        left.set_title(f"labeling {j}: ({_signs(y)}): {what}", fontsize=9)
+        tiles = plotting.dichotomy_tiles(self.X, labelings, realised=realised, highlight=j)
+        ncols, nrows = tiles.shape
+        scale = min(1.96 / ncols, 0.96 / nrows)                       # tile units into the panel's [0, 2] x [0, 1]
+        shift = np.array([(2 - scale * ncols) / 2, (1 - scale * nrows) / 2])
+
+        def place(points):
+            return np.asarray(points).reshape(-1, 2) * scale + shift if len(points) else np.zeros((0, 2))
+        self._tiles.set_verts(place(tiles.squares).reshape(-1, 4, 2))
+        self._tiles.set_facecolors(tiles.colours)
+        self._strikes.set_segments(place(tiles.strikes).reshape(-1, 2, 2))
+        self._tpos.set_offsets(place(tiles.positive))
+        self._tneg.set_offsets(place(tiles.negative))
+        self._frame.set_verts(place(tiles.frame).reshape(-1, 4, 2))
+        name = "lines" if model == "perceptron" else "convex sets"
+        right.set_title(f"{name} realise {self.count} of the {2**n} labelings of these {n} points", fontsize=10)
+        self._render()
+        m_h = growth_function("perceptron_2d" if model == "perceptron" else "convex_set", n)
+        self.status.value = (
+            f"N = {n}: {name} realise <b>{self.count}</b> of 2<sup>{n}</sup> = {2**n} labelings; "
+            f"the growth function is m<sub>H</sub>({n}) = {m_h}"
+            f"{' (reached by these points)' if self.count == m_h else ' (these points reach fewer)'}.<br>"
+            f"labeling {j} ({_signs(y)}): {what}; point {k} is at ({self.X[k, 0]:+.2f}, {self.X[k, 1]:+.2f})."
+        )
+
+
+class BoundingTableExplorer(_LiveFigure):
+    """B(N, k) filled in by the recursion, one cell per step, with the proof's split of that cell.
+
+    Left: the table of B(N, k); the current cell is yellow and the two cells it is the sum of,
+    B(N-1, k) and B(N-1, k-1), blue. Right: B(N, k) dichotomies on N points with no k of them
+    shattered (:func:`course_lib.generalization.largest_family`), one per row (blue +1, red -1),
+    sorted as the proof sorts them: S_1 (their first N - 1 labels appear once), then the
+    pairs S_2^+ and S_2^- (they appear twice, with x_N = +1 and -1).
+
+    Parameters
+    ----------
+    n_max : int, default=6
+    k_max : int, default=5
+
+    Attributes
+    ----------
+    slider : ipywidgets.IntSlider
+        The step: how many cells are filled (row by row, N = 1..n_max, k = 1..k_max).
+    prev_button, next_button : ipywidgets.Button
+    cell : (int, int)
+        The current cell (N, k).
+    value : int
+        B(N, k) of the current cell.
+
+    Examples
+    --------
+    >>> box = BoundingTableExplorer(n_max=4, k_max=3)
+    >>> box.slider.value = box.slider.max
+    >>> box.cell, box.value
+    ((4, 3), 11)
+    """
+
+    def __init__(self, *, n_max=6, k_max=5):
+        from matplotlib.collections import LineCollection, PolyCollection
+        from matplotlib.colors import ListedColormap
+
+        from ._validation import check_int
+        from .generalization import bounding_function_table
+
+        n_max = check_int(n_max, "n_max", minimum=2)
+        k_max = check_int(k_max, "k_max", minimum=2)
+        if n_max > 7 or k_max > 6:
+            raise ValueError(f"n_max must be at most 7 and k_max at most 6 (the picture lists the dichotomies); "
+                             f"got {n_max}, {k_max}")
+        super().__init__(figsize=(10.4, 4.6), ncols=2)
+        self.n_max, self.k_max = n_max, k_max
+        self.table = bounding_function_table(n_max, k_max)
+        self.cells = [(N, k) for N in range(1, n_max + 1) for k in range(1, k_max + 1)]
+        self.slider = _slider(widgets.IntSlider, value=k_max + 2, min=1, max=len(self.cells), description="step")
+        self.prev_button = widgets.Button(description="◀ back", layout=widgets.Layout(width="90px"))
+        self.next_button = widgets.Button(description="next ▶", layout=widgets.Layout(width="90px"))
+        self.prev_button.on_click(lambda _: self._step(-1))
+        self.next_button.on_click(lambda _: self._step(+1))
+        self.slider.observe(lambda _: self.draw(), names="value")
+        left, right = self.axes
+        # the whole table, numbers included, is drawn once; the cells not filled yet are covered on every move
+        for (n, j) in self.cells:
+            x, y0 = j - 1, self.n_max - n
+            left.add_patch(_cell_square((x, y0), facecolor="white", edgecolor="#999999"))
+            left.text(x + 0.5, y0 + 0.5, f"{self.table[n, j]}", ha="center", va="center", fontsize=10)
+        for j in range(1, self.k_max + 1):
+            left.text(j - 0.5, self.n_max + 0.25, f"k={j}", ha="center", va="center", fontsize=8)
+        for n in range(1, self.n_max + 1):
+            left.text(-0.35, self.n_max - n + 0.5, f"N={n}", ha="center", va="center", fontsize=8)
+        left.set_xlim(-0.75, self.k_max + 0.05)
+        left.set_ylim(-0.05, self.n_max + 0.55)
+        left.set_aspect("equal")
+        left.axis("off")
+        self._cover = PolyCollection([], edgecolors="#999999", linewidths=0.8)
+        left.add_collection(self._cover, autolim=False)
+        # the right panel keeps fixed limits (so its frame is never drawn again): the dichotomies are placed in
+        # [0, 1] x [0, 1], rows downwards, a column per point
+        right.set_xlim(0, 1)
+        right.set_ylim(1, 0)
+        right.axis("off")
+        self._image = right.imshow(np.zeros((1, 1)), cmap=ListedColormap([plotting.NEGATIVE_COLOR,
+                                                                          plotting.POSITIVE_COLOR]),
+                                   vmin=-1, vmax=1, aspect="auto", interpolation="nearest", extent=(0, 1, 1, 0))
+        self._grid = LineCollection([], colors="white", linewidths=0.6)
+        self._groups = LineCollection([], colors="black", linewidths=1.5)
+        right.add_collection(self._grid, autolim=False)
+        right.add_collection(self._groups, autolim=False)
+        self._names = [right.text(0, 0, name, va="center", fontsize=9) for name in ("$S_1$", "$S_2^+$", "$S_2^-$")]
+        self._columns = [right.text(0, 0, f"$x_{i}$", ha="center", va="top", fontsize=9) for i in range(1, n_max + 1)]
+        self._moving(self._cover, self._image, self._grid, self._groups, *self._names, *self._columns, left.title,
+                     right.title)
+        self.fig.subplots_adjust(left=0.06, right=0.98, bottom=0.06, top=0.88, wspace=0.25)
+        self.widget = widgets.VBox([widgets.HBox([self.prev_button, self.slider, self.next_button]), self.image,
+                                    self.status])
+        self.draw()
+
+    def _step(self, by):
+        self.slider.value = int(np.clip(self.slider.value + by, 1, self.slider.max))
+
+    def draw(self):
+        """Fill the table up to the current step and show the current cell's proof."""
+        from .generalization import largest_family, recursion_split
+
+        step = int(self.slider.value)
+        N, k = self.cell = self.cells[step - 1]
+        self.value = int(self.table[N, k])
+        left, right = self.axes
+        parents = {(N - 1, k), (N - 1, k - 1)} if N >= 2 and k >= 2 else set()
+        squares, colours = [], []
+        for index, (n, j) in enumerate(self.cells):
+            colour = ((1.0, 0.85, 0.1, 0.45) if (n, j) == self.cell else (0.3, 0.55, 1.0, 0.3) if (n, j) in parents
+                      else (1.0, 1.0, 1.0, 1.0) if index >= step else None)
+            if colour is not None:
+                x, y0 = j - 1, self.n_max - n
+                squares.append([(x, y0), (x + 1, y0), (x + 1, y0 + 1), (x, y0 + 1)])
+                colours.append(colour)
+        self._cover.set_verts(squares)
+        self._cover.set_facecolors(colours)
+        if parents:
+            how = f"B({N},{k}) = B({N - 1},{k}) + B({N - 1},{k - 1}) = {self.table[N - 1, k]} + {self.table[N - 1, k - 1]}"
+        elif k == 1:
+            how = f"B({N},1) = 1: no single point shattered, every point has one label"
+        else:
+            how = f"B(1,{k}) = 2: one point, both labels"
+        left.set_title(how, fontsize=9)
+        family = largest_family(N, k)
+        split = recursion_split(family)
+        order = np.concatenate([split["S1"], split["S2+"], split["S2-"]])
+        rows = len(order)
+        width, height = 0.8 / self.n_max, min(0.92 / rows, 0.08)       # one cell of the picture
+        self._image.set_data(family[order])
+        self._image.set_extent((0, N * width, rows * height, 0))
+        alpha, beta = len(split["S1"]), len(split["S2+"])
+        grid = [[(0, r * height), (N * width, r * height)] for r in range(1, rows)]
+        grid += [[(c * width, 0), (c * width, rows * height)] for c in range(1, N)]
+        self._grid.set_segments(grid)
+        self._groups.set_segments([[(0, e * height), (N * width, e * height)] for e in (alpha, alpha + beta)
+                                   if 0 < e < rows])
+        for text, start, size in zip(self._names, (0, alpha, alpha + beta), (alpha, beta, beta), strict=True):
+            text.set_position((N * width + 0.02, (start + size / 2) * height))
+            text.set_visible(size > 0)
+        for c, text in enumerate(self._columns):
+            text.set_position(((c + 0.5) * width, rows * height + 0.015))
+            text.set_visible(c < N)
+        right.set_title(f"{rows} dichotom{'y' if rows == 1 else 'ies'} (blue +1, red −1), no {k} point"
+                        f"{'s' if k > 1 else ''} shattered: α = {alpha}, β = {beta}", fontsize=9)
+        self._render()
+        if parents:
+            proof = (f"α + β = {alpha + beta} ≤ B({N - 1},{k}) = {self.table[N - 1, k]} (the first {N - 1} labels "
+                     f"of S<sub>1</sub> and S<sub>2</sub><sup>+</sup> all differ); β = {beta} ≤ B({N - 1},{k - 1}) = "
+                     f"{self.table[N - 1, k - 1]} (S<sub>2</sub><sup>+</sup> shatters no {k - 1} of the first "
+                     f"{N - 1} points); adding them, α + 2β = {alpha + 2 * beta} ≤ B({N - 1},{k}) + B({N - 1},{k - 1}) = "
+                     f"{self.table[N - 1, k] + self.table[N - 1, k - 1]}, for this set and for every set with no {k} "
+                     f"points shattered")
+        else:
+            proof = "a base case of the recursion"
+        self.status.value = (f"step {step} of {len(self.cells)}: <b>B({N}, {k}) = {self.value}</b> "
+                             f"= Σ<sub>i&lt;{k}</sub> C({N}, i)<br>{proof}")
+
+
+def _cell_square(xy, **style):
+    """A unit square patch (the table's cells)."""
+    from matplotlib.patches import Rectangle
+
+    return Rectangle(xy, 1, 1, linewidth=0.8, **style)
+
+
+class VCBoundExplorer(_LiveFigure):
+    """The four generalization bounds against N, for a VC dimension and a confidence you choose.
+
+    Draws epsilon(N) of :func:`course_lib.generalization.generalization_bounds` (the VC
+    bound, the Rademacher penalty bound, Parrondo and Van den Broeck's, Devroye's; every
+    growth function bounded by N^d_vc) on logarithmic axes, with a line at the chosen N.
+    The status line gives the four values at N, the N the VC bound asks for epsilon = 0.1,
+    and the rule of thumb N = 10 d_vc.
+
+    Parameters
+    ----------
+    d_vc : int, default=3
+    delta : float, default=0.1
+    n : int, default=1000
+
+    Attributes
+    ----------
+    d_slider : ipywidgets.IntSlider
+    delta_slider, n_slider : ipywidgets.FloatLogSlider
+    bounds : dict
+        The four bounds at the current N.
+
+    Examples
+    --------
+    >>> box = VCBoundExplorer(d_vc=3, delta=0.1, n=10_000)
+    >>> round(box.bounds["vc"], 3)
+    0.163
+    """
+
+    N_GRID = np.unique(np.round(np.logspace(0.5, 7, 140))).astype(int)
+
+    def __init__(self, *, d_vc=3, delta=0.1, n=1000):
+        from .generalization import generalization_bounds
+
+        generalization_bounds(n, d_vc=d_vc, delta=delta)        # validates the three
+        super().__init__(figsize=(6.4, 4.0))
+        self.d_slider = _slider(widgets.IntSlider, value=d_vc, min=1, max=30, description="d_vc")
+        self.delta_slider = _slider(widgets.FloatLogSlider, value=delta, base=10, min=-4, max=np.log10(0.5),
+                                    step=0.1, description="δ", readout_format=".2g")
+        self.n_slider = _slider(widgets.FloatLogSlider, value=n, base=10, min=0.5, max=7, step=0.05, description="N",
+                                readout_format=",.0f")
+        ax = self.ax
+        self._lines = {name: ax.plot([], [], linewidth=1.6, label=label)[0] for name, label in
+                       [("vc", "VC"), ("rademacher", "Rademacher"), ("parrondo_van_den_broek", "Parrondo–Van den Broeck"),
+                        ("devroye", "Devroye")]}
+        self._marker = ax.axvline(n, color="grey", linewidth=1)
+        ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(self.N_GRID[0], self.N_GRID[-1])
+        ax.set_ylim(1e-3, 1e2)
+        ax.set_xlabel("N")
+        ax.set_ylabel("ε (|E_in − E_out| ≤ ε with probability 1 − δ)")
+        ax.legend(fontsize=8, loc="lower left")
+        self.fig.subplots_adjust(left=0.13, right=0.97, bottom=0.13, top=0.92)
+        self._moving(*self._lines.values(), self._marker, ax.title)
+        for control in (self.d_slider, self.delta_slider, self.n_slider):
+            control.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.d_slider, self.delta_slider, self.n_slider, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Recompute the curves for d_vc and delta, and the values at N."""
+        from .generalization import generalization_bounds, vc_sample_size
+
+        d, delta, n = int(self.d_slider.value), float(self.delta_slider.value), int(round(self.n_slider.value))
+        curves = generalization_bounds(self.N_GRID, d_vc=d, delta=delta)
+        for name, line in self._lines.items():
+            line.set_data(self.N_GRID, curves[name])
+        self._marker.set_xdata([n, n])
+        self.bounds = generalization_bounds(n, d_vc=d, delta=delta)
+        best = min(self.bounds, key=self.bounds.get)
+        self.ax.set_title(f"d_vc = {d}, δ = {delta:.2g}: at N = {n:,} the smallest is {best.split('_')[0]}", fontsize=9)
+        self._render()
+        shown = ", ".join(f"{name.split('_')[0]} <b>{value:.3g}</b>" for name, value in self.bounds.items())
+        self.status.value = (
+            f"N = {n:,}, d_vc = {d}, δ = {delta:.2g}: ε = {shown}<br>"
+            f"the VC bound asks for N ≥ <b>{vc_sample_size(d_vc=d, epsilon=0.1, delta=delta):,}</b> for ε = 0.1 "
+            f"(about 10,000 d_vc); the rule of thumb of practice is N ≥ 10 d_vc = {10 * d}")
+
+
+class BiasVarianceExplorer(_LiveFigure):
+    """Example 2.8 with a slider for N: the average hypothesis, its band, and the learning curves.
+
+    Left: the target sin(pi x), twenty of the hypotheses g^(D) learned from data sets of N
+    points, their average g_bar and the band g_bar +- sqrt(var(x)). Right: the expected E_out
+    (and E_in) of the constant and the line against N, computed once, with the current N marked.
+    Every move re-estimates bias and variance from ``n_datasets`` fresh data sets.
+
+    Parameters
+    ----------
+    model : {"constant", "line", "line_through_origin"}, default="line"
+    n : int, default=2
+    n_datasets : int, default=4000
+    rng : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    model_dropdown : ipywidgets.Dropdown
+    n_slider : ipywidgets.IntSlider
+    new_button : ipywidgets.Button
+        Draws new data sets.
+    result : BiasVariance
+
+    Examples
+    --------
+    >>> box = BiasVarianceExplorer(model="constant", n_datasets=2000, rng=0)
+    >>> abs(box.result.bias - 0.5) < 0.05
+    True
+    """
+
+    N_MAX = 20
+
+    def __init__(self, *, model="line", n=2, n_datasets=4000, rng=None):
+        from matplotlib.collections import LineCollection
+        from matplotlib.patches import Polygon
+        from matplotlib.ticker import MaxNLocator
+
+        from .tradeoff import BIAS_VARIANCE_MODELS, bias_variance
+
+        bias_variance(model, n_datasets=2, n_points=n, rng=0)        # validates model and n
+        super().__init__(figsize=(10.0, 4.0), ncols=2)
+        self.rng = np.random.default_rng(rng)
+        self.n_datasets = n_datasets
+        ns = np.arange(2, self.N_MAX + 1)
+        self.curves = {m: [bias_variance(m, n_datasets=3000, n_points=int(k), rng=self.rng) for k in ns]
+                       for m in ("constant", "line")}
+        self.model_dropdown = widgets.Dropdown(options=list(BIAS_VARIANCE_MODELS), value=model, description="model",
+                                               style=SLIDER_STYLE)
+        self.n_slider = _slider(widgets.IntSlider, value=n, min=2, max=self.N_MAX, description="N")
+        self.new_button = widgets.Button(description="new data sets", layout=widgets.Layout(width="120px"))
+        left, right = self.axes
+        self._x = np.linspace(-1, 1, 101)
+        self._hyps = LineCollection([], colors="grey", linewidths=0.6, alpha=0.6)
+        left.add_collection(self._hyps, autolim=False)
+        self._band = Polygon(np.zeros((3, 2)), closed=True, facecolor="tab:orange", alpha=0.25, linewidth=0,
+                             label=r"$\bar g \pm \sqrt{\mathrm{var}(x)}$")
+        left.add_patch(self._band)
+        left.plot(self._x, np.sin(np.pi * self._x), color="tab:green", linewidth=2, label=r"$\sin(\pi x)$")
+        (self._gbar,) = left.plot([], [], color="tab:orange", linewidth=2.2, label=r"$\bar g$")
+        left.set_xlim(-1, 1)
+        left.set_ylim(-3, 3)
+        left.set_xlabel("$x$")
+        left.legend(fontsize=7, loc="upper left")
+        colours = {"constant": "tab:blue", "line": "tab:red"}
+        for m, results in self.curves.items():
+            right.plot(ns, [r.e_out for r in results], "o-", ms=3, color=colours[m], label=f"{m}: $E_{{out}}$")
+            right.plot(ns, [r.e_in for r in results], "--", color=colours[m], label=f"{m}: $E_{{in}}$")
+        self._marker = right.axvline(n, color="black", linewidth=1)
+        right.set_ylim(0, 2)
+        right.xaxis.set_major_locator(MaxNLocator(integer=True))          # N is a whole number of points
+        right.set_xlabel("N (points per data set)")
+        right.set_ylabel("expected squared error")
+        right.legend(fontsize=7, loc="upper right")
+        self.fig.subplots_adjust(left=0.06, right=0.98, bottom=0.13, top=0.9, wspace=0.22)
+        self._moving(self._hyps, self._band, self._gbar, self._marker, left.title, right.title)
+        self.model_dropdown.observe(lambda _: self.draw(), names="value")
+        self.n_slider.observe(lambda _: self.draw(), names="value")
+        self.new_button.on_click(lambda _: self.draw())
+        self.widget = widgets.VBox([widgets.HBox([self.model_dropdown, self.new_button]), self.n_slider, self.image,
+                                    self.status])
+        self.draw()
+
+    def draw(self):
+        """Learn from fresh data sets of the current N and redraw."""
+        from .tradeoff import bias_variance
+
+        model, n = self.model_dropdown.value, int(self.n_slider.value)
+        r = self.result = bias_variance(model, n_datasets=self.n_datasets, n_points=n, rng=self.rng)
+        x = self._x
+        self._hyps.set_segments([np.column_stack([x, a * x + b]) for a, b in r.coefficients[:20]])
+        g, s = r.average_hypothesis(x), r.spread(x)
+        self._band.set_xy(np.concatenate([np.column_stack([x, g + s]), np.column_stack([x[::-1], (g - s)[::-1]])]))
+        self._gbar.set_data(x, g)
+        self._marker.set_xdata([n, n])
+        self.axes[0].set_title(f"{model.replace('_', ' ')}, N = {n}: ḡ(x) = {r.g_bar[0]:.2f} x + {r.g_bar[1]:.2f}",
+                               fontsize=9)
+        self.axes[1].set_title(f"bias {r.bias:.3f} + var {r.variance:.3f} = E_out {r.e_out:.3f}", fontsize=9)
+        self._render()
+        self.status.value = (
+            f"{model.replace('_', ' ')} learned from N = {n} points, over {self.n_datasets:,} data sets: "
+            f"bias <b>{r.bias:.3f}</b>, variance <b>{r.variance:.3f}</b>, "
+            f"E<sub>out</sub> = <b>{r.e_out:.3f}</b> ± {2 * r.e_out_se:.3f}, E<sub>in</sub> = {r.e_in:.3f}")
+
+
+class CostExplorer(_LiveFigure):
+    """The weighted pocket algorithm with a slider for what a false accept costs against a false reject.
+
+    The slider sets the ratio r of the two costs, from 0.1 (the supermarket: a false reject,
+    y = +1 classified -1, costs 10 and a false accept 1) to 1000 (the CIA: a false accept,
+    y = -1 classified +1, costs 1000 and a false reject 1); the smaller cost is 1 and the
+    larger is rounded to a whole number of virtual copies. For each ratio the weighted pocket
+    (:func:`course_lib.error_measures.weighted_pocket`) runs once; the picture shows its line
+    and rings its mistakes, its accepted (+1) side shaded, with the plain pocket's line dashed.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, 2)
+    y : array-like of shape (N,)
+        Labels +1 / -1.
+    max_updates : int, default=300
+    rng : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    slider : ipywidgets.FloatLogSlider
+        The ratio (false accept cost) / (false reject cost).
+    cost : ndarray of shape (2, 2)
+        The current cost matrix (rows y = +1, -1; columns h = +1, -1).
+    false_accepts, false_rejects : int
+        Of the current weighted pocket on the data.
+
+    Examples
+    --------
+    >>> import course_lib as cl
+    >>> X, y, _ = cl.make_noisy(60, 2, noise=0.1, rng=0)
+    >>> box = CostExplorer(X, y, max_updates=100, rng=1)
+    >>> box.slider.value = 1000
+    >>> box.cost.tolist(), box.false_accepts
+    ([[0.0, 1.0], [1000.0, 0.0]], 0)
+    """
+
+    def __init__(self, X, y, *, max_updates=300, rng=None):
+        from matplotlib.collections import LineCollection
+
+        from ._validation import check_int
+        from .error_measures import weighted_pocket
+        from .perceptron import add_bias, pocket
+
+        P = plotting._points_2d(X)
+        y = check_labels(y, "y", n_samples=P.shape[0])
+        self.max_updates = check_int(max_updates, "max_updates", minimum=1)
+        super().__init__(figsize=(5.6, 5.2))
+        self.X, self.Xb, self.y = P, add_bias(P), y
+        seed = int(np.random.default_rng(rng).integers(2**31))
+        self.exponents = np.arange(-1.0, 3.01, 0.25)
+        self.runs = {}
+        for k, e in enumerate(self.exponents):
+            fr, fa = self._costs(e)
+            self.runs[k] = weighted_pocket(self.Xb, y, weights=np.where(y > 0, fr, fa), max_updates=max_updates,
+                                           rng=[seed, k]).w
+        self.plain = pocket(self.Xb, y, max_updates=max_updates, rng=seed).w
+        self.slider = _slider(widgets.FloatLogSlider, value=1.0, base=10, min=-1, max=3, step=0.25,
+                              description="FA / FR cost", readout_format=".3g")
+        ax = self.ax
+        plotting.plot_data(P, y, ax=ax)
+        seg = plotting.boundary_segment(self.plain, (-1.05, 1.05), (-1.05, 1.05))
+        if seg is not None:
+            ax.plot(*seg, color="grey", linestyle="--", linewidth=1.2, label="plain pocket")
+        from matplotlib.patches import Polygon
+
+        self._accepted = Polygon(np.zeros((3, 2)), closed=True, facecolor=plotting.POSITIVE_COLOR, alpha=0.1,
+                                 edgecolor="none", label="accepted (+1)")
+        ax.add_patch(self._accepted)
+        self._line = LineCollection([], colors="black", linewidths=2, label="weighted pocket")
+        ax.add_collection(self._line, autolim=False)
+        self._wrong = ax.scatter([], [], s=170, facecolors="none", edgecolors="black", linewidths=1.2,
+                                 label="its mistakes")
+        ax.set_xlim(-1.05, 1.05)
+        ax.set_ylim(-1.05, 1.05)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.1), ncol=3)
+        self.fig.subplots_adjust(left=0.12, right=0.97, bottom=0.2, top=0.93)
+        self._moving(self._accepted, self._line, self._wrong, ax.title)
+        self.slider.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.slider, self.image, self.status])
+        self.draw()
+
+    @staticmethod
+    def _costs(exponent):
+        """(false reject, false accept) costs for the ratio 10**exponent: the smaller is 1, the larger whole."""
+        ratio = 10.0**exponent
+        return (1, int(round(ratio))) if ratio >= 1 else (int(round(1 / ratio)), 1)
+
+    def draw(self):
+        """Show the weighted pocket of the current costs."""
+        from .error_measures import weighted_error
+
+        k = int(np.argmin(np.abs(self.exponents - np.log10(self.slider.value))))
+        fr, fa = self._costs(self.exponents[k])
+        self.cost = np.array([[0.0, fr], [fa, 0.0]])
+        w = self.runs[k]
+        seg = plotting.boundary_segment(w, (-1.05, 1.05), (-1.05, 1.05))
+        self._line.set_segments([] if seg is None else [np.column_stack(seg)])
+        part = plotting._positive_part(w, (-1.05, 1.05), (-1.05, 1.05))
+        self._accepted.set_xy(part if len(part) >= 3 else np.zeros((3, 2)))
+        h = np.where(self.Xb @ w > 0, 1, -1)
+        wrong = h != self.y
+        self._wrong.set_offsets(self.X[wrong] if wrong.any() else np.zeros((0, 2)))
+        self.false_accepts = int(np.sum(wrong & (self.y < 0)))
+        self.false_rejects = int(np.sum(wrong & (self.y > 0)))
+        h_plain = np.where(self.Xb @ self.plain > 0, 1, -1)
+        self.ax.set_title(f"false accept {fa}, false reject {fr}: {self.false_accepts} false accepts, "
+                          f"{self.false_rejects} false rejects", fontsize=9)
+        self._render()
+        self.status.value = (
+            f"a false accept costs {fa}, a false reject {fr}: the weighted pocket makes <b>{self.false_accepts}</b> "
+            f"false accepts and <b>{self.false_rejects}</b> false rejects, weighted E<sub>in</sub> = "
+            f"<b>{weighted_error(h, self.y, cost=self.cost):.3f}</b>; "
+            f"the plain pocket's is {weighted_error(h_plain, self.y, cost=self.cost):.3f}")
+
+
+__all__ += ["DichotomyExplorer", "BoundingTableExplorer", "VCBoundExplorer", "BiasVarianceExplorer", "CostExplorer"]
+
+
+# --- How can machines learn better? Transforms, overfitting, regularization, validation -------
+
+def _zero_curve(gx, gy, score):
+    """Segments of the curve score = 0 on a grid (none when the score never changes sign)."""
+    if not score.min() < 0 < score.max():
+        return []
+    import contourpy
+
+    return contourpy.contour_generator(gx, gy, score).lines(0.0)
+
+
+class TransformExplorer(_LiveFigure):
+    """The polynomial transform of order Q on 2-D data: a slider for Q, the curve it learns, E_in and E_out.
+
+    For every Q from 1 to ``max_degree`` the widget fits ``linear_classifier`` on
+    ``poly_transform(X, degree=Q)`` once (the minimum-norm fit when there are more features
+    than examples) and shows, for the Q you choose, the learned curve over the training
+    data (left) and where Q sits on the E_in and E_out curves (right, E_out on the test
+    points). The status line gives the number of weights, 1 + d~ = binomial(Q + 2, 2): the
+    VC dimension of the transformed perceptron is at most that.
+
+    Parameters
+    ----------
+    X, y : training points of shape (N, 2) and labels +1 / -1
+    X_test, y_test : fresh points from the same target, for E_out
+    degree : int, default=2
+        The starting Q.
+    max_degree : int, default=8
+
+    Attributes
+    ----------
+    slider : ipywidgets.IntSlider
+    degrees, n_weights, e_in_curve, e_out_curve : ndarray
+        Every Q, its number of weights and the 0/1 errors of its fit.
+    w : ndarray
+        The weights for the current Q.
+    e_in, e_out : float
+
+    Examples
+    --------
+    >>> import course_lib as cl
+    >>> X, y = cl.make_circle_data(40, rng=0)
+    >>> Xt, yt = cl.make_circle_data(300, rng=1)
+    >>> box = TransformExplorer(X, y, Xt, yt, max_degree=6)
+    >>> box.slider.value = 6
+    >>> len(box.w), box.e_in == cl.error_rate(box.w, cl.poly_transform(X, degree=6), y)
+    (28, True)
+    """
+
+    def __init__(self, X, y, X_test, y_test, *, degree=2, max_degree=8):
+        from matplotlib.collections import LineCollection
+
+        from ._validation import check_int
+        from .regression import linear_classifier, poly_transform
+
+        P = plotting._points_2d(X)
+        y = check_labels(y, "y", n_samples=P.shape[0])
+        Pt = plotting._points_2d(X_test)
+        y_test = check_labels(y_test, "y_test", n_samples=Pt.shape[0])
+        max_degree = check_int(max_degree, "max_degree", minimum=1)
+        if max_degree > 12:
+            raise ValueError(f"max_degree must be at most 12 (binomial(14, 2) = 91 weights); got {max_degree}")
+        degree = check_int(degree, "degree", minimum=1)
+        if degree > max_degree:
+            raise ValueError(f"degree must be between 1 and max_degree = {max_degree}; got {degree}")
+        super().__init__(figsize=(9.6, 4.0), ncols=2)
+        g = np.linspace(-1.05, 1.05, 120)
+        self._gx, self._gy = np.meshgrid(g, g)
+        grid = np.column_stack([self._gx.ravel(), self._gy.ravel()])
+        self.degrees = np.arange(1, max_degree + 1)
+        self._weights, self._curves = [], []
+        e_in, e_out, n_weights = [], [], []
+        for q in self.degrees:
+            Z = poly_transform(P, degree=int(q))
+            w = linear_classifier(Z, y)
+            self._weights.append(w)
+            e_in.append(error_rate(w, Z, y))
+            e_out.append(error_rate(w, poly_transform(Pt, degree=int(q)), y_test))
+            n_weights.append(len(w))
+            self._curves.append(_zero_curve(self._gx, self._gy, (poly_transform(grid, degree=int(q)) @ w)
+                                            .reshape(self._gx.shape)))
+        self.e_in_curve, self.e_out_curve, self.n_weights = np.array(e_in), np.array(e_out), np.array(n_weights)
+        self.n_examples = len(y)
+        self.slider = _slider(widgets.IntSlider, value=degree, min=1, max=max_degree, description="order Q")
+        left, right = self.axes
+        plotting.plot_data(P, y, ax=left)
+        self._curve = LineCollection([], colors="black", linewidths=1.8, label="learned curve")
+        left.add_collection(self._curve, autolim=False)
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.19), ncol=3)
+        right.plot(self.degrees, self.e_in_curve, "o-", ms=3, color="tab:blue", label="$E_{in}$")
+        right.plot(self.degrees, self.e_out_curve, "s-", ms=3, color="tab:red", label="$E_{out}$ (test points)")
+        self._marker = right.axvline(degree, color="black", linewidth=1)
+        right.set_xlabel("order Q of the polynomial transform")
+        right.set_ylabel("0/1 error")
+        right.set_ylim(0, max(0.55, float(self.e_out_curve.max()) + 0.05))
+        right.legend(fontsize=8, loc="upper right")
+        self.fig.subplots_adjust(left=0.06, right=0.98, bottom=0.3, top=0.92, wspace=0.28)
+        self._moving(self._curve, self._marker, left.title, right.title)
+        self.slider.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.slider, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Show the fit of the current order Q."""
+        k = int(self.slider.value) - 1
+        q, n_w = int(self.degrees[k]), int(self.n_weights[k])
+        self.w = self._weights[k]
+        self.e_in, self.e_out = float(self.e_in_curve[k]), float(self.e_out_curve[k])
+        self._curve.set_segments(self._curves[k])
+        self._marker.set_xdata([q, q])
+        self.axes[0].set_title(f"Q = {q}: {n_w} weights for {self.n_examples} examples", fontsize=10)
+        self.axes[1].set_title(f"E_in = {self.e_in:.2f}, E_out = {self.e_out:.2f}", fontsize=10)
+        self._render()
+        self.status.value = (
+            f"Q = <b>{q}</b>: 1 + d̃ = <b>{n_w}</b> weights (the VC dimension of the transformed perceptron is at "
+            f"most {n_w}); E<sub>in</sub> = <b>{self.e_in:.3f}</b>, E<sub>out</sub> = <b>{self.e_out:.3f}</b>"
+        )
+
+
+class OverfittingExplorer(_LiveFigure):
+    """The overfitting experiment on one data set: sliders for N, the noise sigma^2 and the target's degree Q_f.
+
+    A random Legendre target of degree Q_f (:func:`course_lib.legendre_target`), N noisy
+    examples of it, and the least-squares fits of degree 2 and 10 (g_2 and g_10), with
+    their E_in and exact E_out. Moving a slider keeps the same random numbers (the first N
+    inputs and noise values, the first Q_f + 1 coefficients), so you watch one data set
+    change; the button draws new ones.
+
+    Parameters
+    ----------
+    n : int, default=15
+    noise_variance : float, default=0.25
+    target_degree : int, default=10
+    max_n : int, default=100
+    rng : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    n_slider, noise_slider, degree_slider : ipywidgets sliders
+    new_button : ipywidgets.Button
+    x, y, target : the current data and target coefficients
+    w : dict
+        ``{2: w_2, 10: w_10}``, the fits' weights on the normalised Legendre features.
+    e_in, e_out : dict
+        Their errors.
+
+    Examples
+    --------
+    >>> box = OverfittingExplorer(n=40, noise_variance=0.0, target_degree=2, rng=0)
+    >>> bool(box.e_out[2] < 1e-12 and box.e_out[10] < 1e-12)      # both learn a quadratic exactly
+    True
+    >>> box.noise_slider.value = 1.0
+    >>> bool(box.e_in[10] <= box.e_in[2])
+    True
+    """
+
+    DEGREES = (2, 10)
+
+    def __init__(self, *, n=15, noise_variance=0.25, target_degree=10, max_n=100, rng=None):
+        from ._validation import check_int, check_real
+
+        max_n = check_int(max_n, "max_n", minimum=5)
+        n = check_int(n, "n", minimum=3)
+        if n > max_n:
+            raise ValueError(f"n must be at most max_n = {max_n}; got {n}")
+        noise_variance = check_real(noise_variance, "noise_variance", low=0.0, high=2.0)
+        target_degree = check_int(target_degree, "target_degree", minimum=0)
+        if target_degree > 50:
+            raise ValueError(f"target_degree must be at most 50; got {target_degree}")
+        super().__init__(figsize=(6.4, 4.2))
+        self.rng = np.random.default_rng(rng)
+        self.max_n = max_n
+        self.n_slider = _slider(widgets.IntSlider, value=n, min=3, max=max_n, description="N")
+        self.noise_slider = _slider(widgets.FloatSlider, value=noise_variance, min=0.0, max=2.0, step=0.05,
+                                    description="σ² (noise)")
+        self.degree_slider = _slider(widgets.IntSlider, value=target_degree, min=0, max=50, description="Q_f (target)")
+        self.new_button = widgets.Button(description="new data set", layout=widgets.Layout(width="140px"))
+        self._grid = np.linspace(-1.0, 1.0, 300)
+        from .overfitting import legendre_features
+
+        self._grid_features = legendre_features(self._grid, 50)
+        ax = self.ax
+        ax.set_xlim(-1.05, 1.05)
+        ax.set_ylim(-3.0, 3.0)
+        ax.set_xlabel("$x$")
+        ax.set_ylabel("$y$")
+        (self._target_line,) = ax.plot([], [], color="tab:green", linewidth=2.2, label="target $f$")
+        (self._g2,) = ax.plot([], [], color="tab:blue", linewidth=1.6, label="$g_2$ (degree 2)")
+        (self._g10,) = ax.plot([], [], color="tab:red", linewidth=1.6, label="$g_{10}$ (degree 10)")
+        self._points = ax.scatter([], [], s=22, color="black", zorder=3, label="data")
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        self.fig.subplots_adjust(left=0.1, right=0.72, bottom=0.13, top=0.92)
+        self._moving(self._target_line, self._g2, self._g10, self._points, ax.title)
+        self._redraw_numbers()
+        for control in (self.n_slider, self.noise_slider, self.degree_slider):
+            control.observe(lambda _: self.draw(), names="value")
+        self.new_button.on_click(lambda _: (self._redraw_numbers(), self.draw()))
+        controls = widgets.VBox([self.n_slider, self.noise_slider, self.degree_slider, self.new_button])
+        self.widget = widgets.VBox([controls, self.image, self.status])
+        self.draw()
+
+    def _redraw_numbers(self):
+        self._a = self.rng.standard_normal(51)
+        self._x = self.rng.uniform(-1.0, 1.0, size=self.max_n)
+        self._eps = self.rng.standard_normal(self.max_n)
+
+    def draw(self):
+        """Refit on the data the sliders describe and redraw."""
+        from .overfitting import _target_coefficients, legendre_features, legendre_out_of_sample_error
+        from .regression import linear_regression
+
+        n, sigma2, qf = int(self.n_slider.value), float(self.noise_slider.value), int(self.degree_slider.value)
+        self.target = _target_coefficients(self._a[:qf + 1])
+        self.x = self._x[:n]
+        F = legendre_features(self.x, max(qf, 10))
+        self.y = F[:, :qf + 1] @ self.target + np.sqrt(sigma2) * self._eps[:n]
+        self.w, self.e_in, self.e_out = {}, {}, {}
+        for q in self.DEGREES:
+            w = linear_regression(F[:, :q + 1], self.y)
+            self.w[q] = w
+            self.e_in[q] = float(np.mean((F[:, :q + 1] @ w - self.y) ** 2))
+            self.e_out[q] = legendre_out_of_sample_error(w, self.target, noise_variance=sigma2)
+        G = self._grid_features
+        self._target_line.set_data(self._grid, G[:, :qf + 1] @ self.target)
+        self._g2.set_data(self._grid, G[:, :3] @ self.w[2])
+        self._g10.set_data(self._grid, G[:, :11] @ self.w[10])
+        self._points.set_offsets(np.column_stack([self.x, self.y]))
+        gap = self.e_out[10] - self.e_out[2]
+        self.ax.set_title(f"N = {n}, σ² = {sigma2:.2f}, Q_f = {qf}: "
+                          f"E_out(g_10) − E_out(g_2) = {gap:+.3g}", fontsize=9)
+        self._render()
+        self.status.value = (
+            f"g<sub>2</sub>: E<sub>in</sub> = {self.e_in[2]:.3f}, E<sub>out</sub> = <b>{self.e_out[2]:.3g}</b>; "
+            f"g<sub>10</sub>: E<sub>in</sub> = {self.e_in[10]:.3f}, E<sub>out</sub> = <b>{self.e_out[10]:.3g}</b> "
+            f"({'g_10 overfits: it did worse' if gap > 0 else 'g_10 did better'} on new data)"
+        )
+
+
+class RegularizationExplorer(_LiveFigure):
+    """Weight decay (or the L1 regularizer) on a Legendre fit: a slider for lambda, the fit, E_in, E_out, d_eff.
+
+    Fits the polynomial of degree ``degree`` on :func:`course_lib.legendre_features` to
+    the data for every lambda of the slider once (the weight-decay path; the L1 fits by
+    :func:`course_lib.l1_regression`) and shows, for the current lambda and regularizer,
+    the fit over the data (left) and where lambda sits on the E_in and exact E_out curves
+    (right). The status line gives the effective number of parameters d_eff(lambda) of
+    weight decay and the number of weights the L1 fit keeps.
+
+    Parameters
+    ----------
+    x, y : array-like of shape (N,)
+        The examples (one input in [-1, 1]).
+    target : array-like
+        The target's Legendre coefficients (for E_out and the picture).
+    degree : int, default=15
+    noise_variance : float, default=0.0
+        sigma^2 of the data's noise, for E_out.
+    lam : float, default=1e-4
+        The starting lambda.
+    exponents : (float, float, float), default=(-6, 2, 0.25)
+        lambda runs over 10**min ... 10**max in steps of ``step`` in the exponent.
+
+    Attributes
+    ----------
+    slider : ipywidgets.FloatLogSlider
+    penalty_buttons : ipywidgets.ToggleButtons
+        "L2 (weight decay)" or "L1".
+    lambdas : ndarray
+    curves : dict
+        ``{"L2": (e_in, e_out), "L1": (e_in, e_out)}`` over ``lambdas``.
+    d_eff_curve : ndarray
+        d_eff(lambda) of weight decay.
+    w : ndarray
+        The current weights.
+
+    Examples
+    --------
+    >>> import course_lib as cl
+    >>> b = cl.legendre_target(10, rng=0)
+    >>> x, y = cl.make_legendre_data(30, b, noise_variance=0.5, rng=1)
+    >>> box = RegularizationExplorer(x, y, b, degree=10, noise_variance=0.5)
+    >>> box.slider.value = 1.0
+    >>> bool(np.allclose(box.w, cl.linear_regression(cl.legendre_features(x, 10), y, weight_decay=1.0)))
+    True
+    """
+
+    PENALTIES = ("L2 (weight decay)", "L1")
+
+    def __init__(self, x, y, target, *, degree=15, noise_variance=0.0, lam=1e-4, exponents=(-6, 2, 0.25)):
+        from ._validation import check_int, check_real, check_vector
+        from .overfitting import legendre_features, legendre_out_of_sample_error
+        from .regularization import d_eff, l1_regression, weight_decay_path
+
+        x = check_vector(x, "x")
+        y = check_vector(y, "y", length=x.shape[0])
+        self.target = check_vector(target, "target")
+        degree = check_int(degree, "degree", minimum=0)
+        sigma2 = check_real(noise_variance, "noise_variance", low=0.0)
+        lo, hi, step = (float(v) for v in exponents)
+        if not (hi > lo and step > 0):
+            raise ValueError(f"exponents must be (min, max, step) with max > min and step > 0; got {exponents!r}")
+        super().__init__(figsize=(9.6, 4.0), ncols=2)
+        self.x, self.y, self.degree = x, y, degree
+        Z = legendre_features(x, degree)
+        self.lambdas = 10.0 ** np.arange(lo, hi + step / 2, step)
+        self._weights = {"L2": weight_decay_path(Z, y, self.lambdas),
+                         "L1": np.array([l1_regression(Z, y, penalty=lam_, tol=1e-8) for lam_ in self.lambdas])}
+        self.curves = {}
+        for name, W in self._weights.items():
+            e_in = np.mean((W @ Z.T - y) ** 2, axis=1)
+            e_out = legendre_out_of_sample_error(W, self.target, noise_variance=sigma2)
+            self.curves[name] = (e_in, np.atleast_1d(e_out))
+        self.d_eff_curve = d_eff(Z, self.lambdas)
+        start = float(self.lambdas[np.argmin(np.abs(np.log10(self.lambdas) - np.log10(lam)))])
+        self.slider = _slider(widgets.FloatLogSlider, value=start, base=10, min=lo, max=hi, step=step,
+                              description="λ", readout_format=".1e")
+        self.penalty_buttons = widgets.ToggleButtons(options=self.PENALTIES, value=self.PENALTIES[0],
+                                                     description="regularizer", style=SLIDER_STYLE)
+        left, right = self.axes
+        self._grid = np.linspace(-1.0, 1.0, 300)
+        self._G = legendre_features(self._grid, max(degree, len(self.target) - 1))
+        left.scatter(x, y, s=22, color="black", zorder=3, label="data")
+        left.plot(self._grid, self._G[:, :len(self.target)] @ self.target, color="tab:green", linewidth=2.2,
+                  label="target $f$")
+        (self._fit,) = left.plot([], [], color="tab:red", linewidth=1.6, label=f"fit of degree {degree}")
+        spread = float(np.ptp(y)) or 1.0
+        left.set_xlim(-1.05, 1.05)
+        left.set_ylim(float(y.min()) - 0.5 * spread, float(y.max()) + 0.5 * spread)
+        left.set_xlabel("$x$")
+        left.set_ylabel("$y$")
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.19), ncol=3)
+        (self._e_in,) = right.plot([], [], "o-", ms=2.5, color="tab:blue", label="$E_{in}$")
+        (self._e_out,) = right.plot([], [], "s-", ms=2.5, color="tab:red", label="$E_{out}$")
+        self._marker = right.axvline(start, color="black", linewidth=1)
+        right.set_xscale("log")
+        right.set_yscale("log")
+        everything = np.concatenate([c for pair in self.curves.values() for c in pair])
+        right.set_xlim(self.lambdas[0], self.lambdas[-1])
+        right.set_ylim(max(float(everything.min()) * 0.5, 1e-4), float(everything.max()) * 2.0)
+        right.set_xlabel("λ")
+        right.set_ylabel("squared error")
+        right.legend(fontsize=8, loc="upper left")
+        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.3, top=0.92, wspace=0.28)
+        self._moving(self._fit, self._e_in, self._e_out, self._marker, left.title, right.title)
+        self.slider.observe(lambda _: self.draw(), names="value")
+        self.penalty_buttons.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.penalty_buttons, self.slider, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Show the fit for the current lambda and regularizer."""
+        name = "L2" if self.penalty_buttons.value == self.PENALTIES[0] else "L1"
+        k = int(np.argmin(np.abs(np.log10(self.lambdas) - np.log10(self.slider.value))))
+        lam = float(self.lambdas[k])
+        self.w = self._weights[name][k]
+        e_in, e_out = self.curves[name]
+        self.e_in, self.e_out = float(e_in[k]), float(e_out[k])
+        self._fit.set_data(self._grid, self._G[:, :self.degree + 1] @ self.w)
+        self._e_in.set_data(self.lambdas, e_in)
+        self._e_out.set_data(self.lambdas, e_out)
+        self._marker.set_xdata([lam, lam])
+        kept = int(np.count_nonzero(self.w))
+        self.axes[0].set_title(f"{name}, λ = {lam:.1e}: {kept} of {len(self.w)} weights nonzero", fontsize=10)
+        self.axes[1].set_title(f"E_in = {self.e_in:.3g}, E_out = {self.e_out:.3g}", fontsize=10)
+        self._render()
+        size = f"d<sub>eff</sub>(λ) = <b>{self.d_eff_curve[k]:.2f}</b> of {len(self.w)}" if name == "L2" else \
+            f"<b>{kept}</b> of {len(self.w)} weights are not 0"
+        self.status.value = (
+            f"{name}, λ = <b>{lam:.1e}</b>: E<sub>in</sub> = <b>{self.e_in:.4f}</b>, "
+            f"E<sub>out</sub> = <b>{self.e_out:.4f}</b>; {size}; ‖w‖ = {np.linalg.norm(self.w):.3g}"
+        )
+
+
+class ValidationExplorer(_LiveFigure):
+    """Model selection by validation: a slider for the validation set's size K, the errors of the chosen model.
+
+    Runs :func:`course_lib.validation.validation_experiment` once for every K and shows,
+    averaged over the runs, the validation error of the chosen model g_m*^- (trained on
+    N - K examples), its E_out, and the E_out of the same choice retrained on all N
+    examples (left), with the current K marked; and how often each model was chosen at
+    that K (right). The gap E_out(g_m*^-) - E_val(g_m*^-) is the optimistic bias of the
+    choice.
+
+    Parameters
+    ----------
+    n : int, default=100
+    degrees : sequence of int, default=range(11)
+        The candidate models H_Q.
+    target_degree : int, default=10
+    noise_variance : float, default=0.5
+    k : int, default=20
+        The starting K.
+    n_runs : int, default=300
+    rng : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    slider : ipywidgets.IntSlider
+    curves : ValidationCurves
+    bias : float
+        E_out(g_m*^-) - E_val(g_m*^-) at the current K.
+
+    Examples
+    --------
+    >>> box = ValidationExplorer(n=25, degrees=[1, 2, 3], target_degree=3, n_runs=50, rng=0)
+    >>> box.slider.value = 5
+    >>> int(box.curves.chosen[box.slider.value - 1].sum())
+    50
+    """
+
+    def __init__(self, *, n=100, degrees=tuple(range(11)), target_degree=10, noise_variance=0.5, k=20, n_runs=300,
+                 rng=None):
+        from ._validation import check_int
+        from .validation import validation_experiment
+
+        n = check_int(n, "n", minimum=3)
+        sizes = np.arange(1, n - 1)
+        k = check_int(k, "k", minimum=1)
+        if k > n - 2:
+            raise ValueError(f"k must be between 1 and n - 2 = {n - 2}; got {k}")
+        self.curves = validation_experiment(n, sizes, degrees=degrees, target_degree=target_degree,
+                                            noise_variance=noise_variance, n_runs=n_runs, rng=rng)
+        self.n = n
+        self.degrees = list(np.atleast_1d(degrees).tolist())
+        super().__init__(figsize=(9.6, 4.0), ncols=2)
+        self.slider = _slider(widgets.IntSlider, value=k, min=1, max=n - 2, description="K (validation)")
+        left, right = self.axes
+        c = self.curves
+        left.plot(c.sizes, c.e_val, "o-", ms=2, color="tab:blue", label="$E_{val}(g^-_{m^*})$")
+        left.plot(c.sizes, c.e_out_minus, "s-", ms=2, color="tab:red", label="$E_{out}(g^-_{m^*})$")
+        left.plot(c.sizes, c.e_out, "^-", ms=2, color="tab:purple", label="$E_{out}(g_{m^*})$, retrained on all N")
+        left.axhline(float(c.e_out_best[0]), color="tab:grey", linestyle=":", label="best model in hindsight")
+        self._marker = left.axvline(k, color="black", linewidth=1)
+        values = np.concatenate([c.e_val, c.e_out_minus, c.e_out])
+        if values.max() > 10 * values.min():
+            left.set_yscale("log")
+        left.set_xlabel(f"validation set size K (of N = {n})")
+        left.set_ylabel("mean squared error")
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.19), ncol=2)
+        self._bars = right.bar([str(q) for q in self.degrees], np.zeros(len(self.degrees)), color="tab:blue")
+        right.set_ylim(0, 1.0)
+        right.set_xlabel("degree Q of the chosen model")
+        right.set_ylabel("share of the runs")
+        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.34, top=0.92, wspace=0.25)
+        self._moving(self._marker, *self._bars, left.title, right.title)
+        self.slider.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.slider, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Show the errors and the choices at the current K."""
+        k = int(self.slider.value)
+        i = k - 1
+        c = self.curves
+        share = c.chosen[i] / c.chosen[i].sum()
+        for bar, h in zip(self._bars, share, strict=True):
+            bar.set_height(h)
+        self._marker.set_xdata([k, k])
+        self.bias = float(c.e_out_minus[i] - c.e_val[i])
+        self.axes[0].set_title(f"K = {k}: optimistic bias E_out − E_val = {self.bias:.3g}", fontsize=10)
+        self.axes[1].set_title(f"models chosen at K = {k}", fontsize=10)
+        self._render()
+        self.status.value = (
+            f"K = <b>{k}</b>: the chosen model's E<sub>val</sub> = <b>{c.e_val[i]:.3g}</b>, its E<sub>out</sub> = "
+            f"<b>{c.e_out_minus[i]:.3g}</b> (trained on N − K = {self.n - k}), retrained on all N: "
+            f"E<sub>out</sub> = <b>{c.e_out[i]:.3g}</b>; the best model in hindsight: {c.e_out_best[i]:.3g}"
+        )
+
+
+class SnoopingExplorer(_LiveFigure):
+    """Data snooping: features chosen on all the data before cross-validation, against choosing them honestly.
+
+    For every number of (pure-noise) features d of the slider, runs
+    :func:`course_lib.validation.snooping_experiment` once and shows the histograms of the
+    cross-validation estimates over the data sets, with the true E_out = 1/2 marked.
+
+    Parameters
+    ----------
+    n : int, default=40
+    features : sequence of int, default=(5, 10, 20, 50, 100, 200, 500, 1000)
+        The values of d the slider offers.
+    n_selected : int, default=5
+    folds : int, default=5
+    n_sets : int, default=100
+    rng : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    slider : ipywidgets.SelectionSlider
+    results : dict
+        d -> SnoopingResult.
+    snooped, honest : float
+        The mean estimates at the current d.
+
+    Examples
+    --------
+    >>> box = SnoopingExplorer(features=(5, 200), n_sets=40, rng=0)
+    >>> box.slider.value = 200
+    >>> bool(box.snooped < box.honest)
+    True
+    """
+
+    def __init__(self, *, n=40, features=(5, 10, 20, 50, 100, 200, 500, 1000), n_selected=5, folds=5, n_sets=100,
+                 rng=None):
+        from .validation import snooping_experiment
+
+        features = [int(d) for d in features]
+        if not features or min(features) < n_selected:
+            raise ValueError(f"features must be numbers of features d >= n_selected = {n_selected}; got {features!r}")
+        gen = np.random.default_rng(rng)
+        self.results = {d: snooping_experiment(n, d, n_selected=n_selected, folds=folds, n_sets=n_sets, rng=gen)
+                        for d in features}
+        super().__init__(figsize=(6.4, 3.8))
+        self.slider = widgets.SelectionSlider(options=features, value=features[-1], description="features d",
+                                              layout=widgets.Layout(**SLIDER_LAYOUT), style=SLIDER_STYLE)
+        ax = self.ax
+        self._edges = np.linspace(0.0, 1.0, 21)
+        self._snooped = ax.stairs(np.zeros(20), self._edges, fill=True, alpha=0.45, color="tab:red",
+                                  label="features chosen on all the data")
+        self._honest = ax.stairs(np.zeros(20), self._edges, fill=True, alpha=0.45, color="tab:blue",
+                                 label="chosen inside every training part")
+        ax.axvline(0.5, color="black", linestyle="--", linewidth=1.2, label="true $E_{out}$ = 0.5")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, n_sets * 0.6)
+        ax.set_xlabel("cross-validation estimate $E_{cv}$")
+        ax.set_ylabel("data sets")
+        ax.legend(fontsize=7, loc="upper right")
+        self.fig.subplots_adjust(left=0.11, right=0.97, bottom=0.14, top=0.9)
+        self._moving(self._snooped, self._honest, ax.title)
+        self.slider.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.slider, self.image, self.status])
+        self.draw()
+
+    def draw(self):
+        """Show the two histograms for the current number of features."""
+        d = int(self.slider.value)
+        r = self.results[d]
+        self._snooped.set_data(np.histogram(r.snooped, self._edges)[0])
+        self._honest.set_data(np.histogram(r.honest, self._edges)[0])
+        self.snooped, self.honest = float(r.snooped.mean()), float(r.honest.mean())
+        self.ax.set_title(f"d = {d} noise features, labels random: no classifier beats 0.5", fontsize=10)
+        self._render()
+        self.status.value = (
+            f"d = <b>{d}</b>: mean E<sub>cv</sub> with the features chosen on all the data: <b>{self.snooped:.3f}</b>; "
+            f"with the choice made inside each training part: <b>{self.honest:.3f}</b>; the truth: 0.5"
+        )
+
+
+__all__ += ["TransformExplorer", "OverfittingExplorer", "RegularizationExplorer", "ValidationExplorer",
+            "SnoopingExplorer"]

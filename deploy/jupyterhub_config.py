@@ -9,19 +9,33 @@ settings come from PREFIX/etc/deploy.json.
   in: the instructor, the members of the graders' group (``formgrade-<course>``) and of
   the students' group, so ``setup.sh --add-student`` / ``--add-grader`` need no restart.
   Nobody is a hub admin: no one can act as, or open the server of, another user.
-* Graders: the Formgrader runs once, as a hub service (``/services/formgrader/``) as the
-  instructor's user on the shared course folder; only members of the graders' group may
-  open it (their hub group is synchronised from the Linux group at each login).
+* Graders: the Formgrader runs once, as a hub service, as the course account (``<course>-course``,
+  never the instructor's login) on the shared course folder, with no terminals and no kernels,
+  logging each grader's actions by name (course_formgrader.py); only members of the graders'
+  group may open it (their hub group is synchronised from the Linux group at each login).
+* Origins: with a domain (``setup.sh --domain``) each user's server is served on a host of its own
+  (``<user>.<domain>``) and the Formgrader on ``formgrader--service.<domain>``, so a page that one
+  user's server serves cannot act in another's (JupyterHub's advice for untrusted users); with
+  HTTPS the login cookie is host-only (``__Host-``).
+* Logins: after ``login_failures`` wrong passwords for one name within ``lockout_s`` seconds,
+  that name is refused (even with the right password) until ``lockout_s`` seconds have passed.
 * Each user's server runs as that user, in their home, with a memory and a task limit
   (a control group per user where the kernel lets the hub make one, otherwise
-  per-process rlimits) and umask 007 (graders share the course folder through its group).
-* Idle servers are stopped by jupyterhub-idle-culler, a hub service.
+  per-process rlimits) and umask 007 (graders share the course folder through its group);
+  its output goes to PREFIX/log/users/<name>.log (never a pipe to a hub that may restart), and
+  what it left in /dev/shm is removed when it stops.
+* Idle servers are stopped by jupyterhub-idle-culler, a hub service; servers report activity
+  often enough (a quarter of the idle time, at most 300 s) that no active server is culled.
+* The exchange's clerk (course_exchange.py) records each submission at submit, a hub service.
 """
+import collections
 import grp
 import json
 import os
 import pwd
 import resource
+import subprocess
+import time
 
 from jupyterhub.auth import PAMAuthenticator
 from jupyterhub.spawner import LocalProcessSpawner
@@ -32,6 +46,7 @@ with open(os.environ.get("COURSE_DEPLOY_JSON", "@DEPLOY_JSON@")) as f:
     deploy = json.load(f)
 
 INSTRUCTOR = deploy["instructor"]
+COURSE_USER = deploy["course_user"]
 GRADERS = deploy["grader_group"]
 STUDENTS = deploy["student_group"]
 VENV_BIN = os.path.join(deploy["venv"], "bin")
@@ -56,17 +71,32 @@ class CourseAuthenticator(PAMAuthenticator):
     from the Linux group of the same name: a student is never in it.
     """
 
+    _failures = collections.defaultdict(collections.deque)   # name -> times of its recent wrong passwords
+
     def check_allowed(self, username, authentication=None):
         try:
             pwd.getpwnam(username)
         except KeyError:
             return False
+        if username == COURSE_USER:
+            return False
         return username == INSTRUCTOR or username in _members(GRADERS) | _members(STUDENTS)
 
     async def authenticate(self, handler, data):
+        username = str((data or {}).get("username", ""))
+        window, most = float(deploy.get("lockout_s", 900)), int(deploy.get("login_failures", 5))
+        failures = self._failures[username]
+        now = time.monotonic()
+        while failures and now - failures[0] > window:
+            failures.popleft()
+        if len(failures) >= most:
+            self.log.warning("login of %r refused: %d wrong passwords within %d s", username, len(failures), window)
+            return None
         name = await super().authenticate(handler, data)
         if name is None:
+            failures.append(now)
             return None
+        failures.clear()
         if isinstance(name, dict):
             name = name["name"]
         graders = _members(GRADERS) | {INSTRUCTOR}
@@ -111,6 +141,18 @@ class LimitedSpawner(LocalProcessSpawner):
             self.log.warning("no control group for %s (%s): per-process rlimits only", user, e)
             return []
 
+    async def start(self):
+        # the server's output goes to a file of its own: a pipe to the hub would break when the hub
+        # restarts, and the surviving server would then fail at its next write (new kernels never start)
+        os.makedirs(os.path.join(deploy["log_dir"], "users"), mode=0o700, exist_ok=True)
+        path = os.path.join(deploy["log_dir"], "users", f"{self.user.name}.log")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+        self.popen_kwargs = {"stdout": fd, "stderr": fd}
+        try:
+            return await super().start()
+        finally:
+            os.close(fd)
+
     def make_preexec_fn(self, name):
         become_user = super().make_preexec_fn(name)
         cgroups = self._cgroup_dirs()
@@ -131,8 +173,32 @@ class LimitedSpawner(LocalProcessSpawner):
         return preexec
 
 
+def _free_shared_memory(spawner):
+    """After a server stops: remove what its user left in /dev/shm (the memory limit does not count it)."""
+    try:
+        uid = pwd.getpwnam(spawner.user.name).pw_uid
+    except KeyError:
+        return
+    for name in os.listdir("/dev/shm"):
+        path = os.path.join("/dev/shm", name)
+        try:
+            if os.lstat(path).st_uid == uid:
+                subprocess.run(["rm", "-rf", "--one-file-system", "--", path], check=False)
+        except OSError:
+            pass
+
+
 hub_port = int(deploy["hub_port"])
-c.JupyterHub.bind_url = f"http://127.0.0.1:{hub_port}"
+_scheme = "https" if deploy.get("tls_cert") else "http"
+c.JupyterHub.bind_url = f"{_scheme}://127.0.0.1:{hub_port}"
+if deploy.get("tls_cert"):           # the proxy terminates TLS
+    c.JupyterHub.ssl_cert = deploy["tls_cert"]
+    c.JupyterHub.ssl_key = deploy["tls_key"]
+if deploy.get("domain"):
+    # Each user's server on its own origin (JupyterHub's protection of users from each other);
+    # over HTTPS the login cookie is also locked to the hub's host.
+    c.JupyterHub.subdomain_host = f"{_scheme}://{deploy['domain']}:{hub_port}"
+    c.JupyterHub.cookie_host_prefix_enabled = _scheme == "https"
 c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{hub_port + 2}"
 c.JupyterHub.db_url = "sqlite:///" + os.path.join(deploy["hub_dir"], "jupyterhub.sqlite")
 c.JupyterHub.cookie_secret_file = os.path.join(deploy["hub_dir"], "jupyterhub_cookie_secret")
@@ -163,38 +229,62 @@ c.Spawner.cmd = [os.path.join(VENV_BIN, "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
 c.Spawner.env_keep = ["LANG", "LC_ALL"]   # not root's PATH: the course's tools come first
-c.Spawner.environment = {"PATH": VENV_BIN + ":/usr/local/bin:/usr/bin:/bin"}
+_activity = max(10, min(300, int(deploy["cull_idle_s"]) // 4))
+c.Spawner.environment = {"PATH": VENV_BIN + ":/usr/local/bin:/usr/bin:/bin",
+                         "JUPYTER_CONFIG_PATH": deploy["jupyter_etc"],   # this deployment's settings
+                         # a server reports activity to the hub this often (JupyterHub's default is 300 s):
+                         # well within the culler's idle time, so a working student is never culled
+                         "JUPYTERHUB_ACTIVITY_INTERVAL": str(_activity)}
+c.Spawner.post_stop_hook = _free_shared_memory
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
 c.Spawner.mem_limit = int(deploy["mem_limit_mib"]) << 20   # shown to the user; enforced above
 c.LocalProcessSpawner.shell_cmd = []
 
-# -- services: the shared Formgrader and the idle culler -------------------------------
+# -- services: the shared Formgrader, the exchange's clerk and the idle culler -------------
 # Each is started by the hub and dies with it (parent-death signal), so a restarted hub
-# starts them afresh instead of finding their port taken.
+# starts them afresh instead of finding their port taken. The Formgrader and the clerk run as
+# the course account with umask 007: what they write, the graders' group can read and change.
 _die_with_hub = ["setpriv", "--pdeathsig", "TERM", "--"]
+_umask_007 = ["/bin/sh", "-c", 'umask 007 && exec "$0" "$@"']
 c.JupyterHub.services = [
     {
         "name": "formgrader",
         "display": True,
         "url": f"http://127.0.0.1:{hub_port + 3}",
-        "user": INSTRUCTOR,
+        "user": COURSE_USER,
         "cwd": deploy["course_dir"],
-        "command": _die_with_hub + [os.path.join(VENV_BIN, "jupyterhub-singleuser"),
-                                    f"--ServerApp.root_dir={deploy['course_dir']}",
-                                    "--ServerApp.jpserver_extensions=nbgrader.server_extensions.formgrader=True",
-                                    # the submission pages' Content-Security-Policy as a header, and the
-                                    # student's files sandboxed (grading/formgrader_csp.py); the course's
-                                    # nbgrader_config.py makes the student's HTML inert (grading/safe_html.py)
-                                    "--ServerApp.jpserver_extensions=grading.formgrader_csp=True"],
+        "command": _die_with_hub + _umask_007 + [
+            os.path.join(VENV_BIN, "jupyterhub-singleuser"),
+            f"--ServerApp.root_dir={deploy['course_dir']}",
+            "--ServerApp.jpserver_extensions=nbgrader.server_extensions.formgrader=True",
+            # the submission pages' Content-Security-Policy as a header, and the
+            # student's files sandboxed (grading/formgrader_csp.py); the course's
+            # nbgrader_config.py makes the student's HTML inert (grading/safe_html.py)
+            "--ServerApp.jpserver_extensions=grading.formgrader_csp=True",
+            # graders grade here; they get no terminal and no kernel of the course account,
+            # and what each does is logged by name (course_formgrader.py)
+            "--ServerApp.jpserver_extensions=course_formgrader=True",
+            "--ServerApp.terminals_enabled=False",
+            "--ServerApp.kernel_manager_class=course_formgrader.NoKernels"],
         "environment": {"PATH": VENV_BIN + ":/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
-                        "JUPYTERHUB_DEFAULT_URL": "/formgrader"},
+                        "JUPYTER_CONFIG_PATH": deploy["jupyter_etc"], "JUPYTERHUB_DEFAULT_URL": "/formgrader",
+                        "COURSE_FORMGRADER_LOG": os.path.join(deploy["course_dir"], "formgrader-actions.log")},
         "oauth_no_confirm": True,
+    },
+    {
+        "name": "exchange-clerk",
+        "user": COURSE_USER,
+        "command": _die_with_hub + _umask_007 + [os.path.join(VENV_BIN, "python"), "-m", "course_exchange",
+                                                 "clerk", os.environ.get("COURSE_DEPLOY_JSON", "@DEPLOY_JSON@")],
+        "environment": {"PATH": VENV_BIN + ":/usr/bin:/bin", "LANG": "C.UTF-8",
+                        "JUPYTER_CONFIG_PATH": deploy["jupyter_etc"]},
     },
     {
         "name": "idle-culler",
         "command": _die_with_hub + [os.path.join(VENV_BIN, "python"), "-m", "jupyterhub_idle_culler",
-                                    f"--timeout={int(deploy['cull_idle_s'])}", "--cull-every=60"],
+                                    f"--timeout={int(deploy['cull_idle_s'])}",
+                                    f"--cull-every={min(60, _activity)}"],
     },
 ]
 c.JupyterHub.load_roles = [

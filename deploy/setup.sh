@@ -10,6 +10,15 @@
 #
 # Options (defaults in brackets; on a re-run, the deployment's own settings):
 #   --prefix DIR        where the deployment lives [/opt/ml-foundations]
+#   --software DIR      where its Python environment and proxy are installed [PREFIX]; several
+#                       deployments may share one (each keeps its settings in PREFIX/etc)
+#   --course-id ID      the deployment's course id [the course's own, in nbgrader_config.py]: every
+#                       name the deployment gives (groups, the course account, the database, the
+#                       exchange's folder, control groups, units) is made from it, and a second
+#                       deployment on the same machine must choose another
+#   --domain NAME       serve each user's server on a host of its own, <user>.NAME (wildcard DNS
+#                       *.NAME to this machine), the hub on NAME [none: one origin for all; see README]
+#   --tls-cert FILE --tls-key FILE   the proxy speaks HTTPS with this certificate (for NAME and *.NAME)
 #   --instructor NAME   the instructor's Linux user [instructor]
 #   --students "A B"    the students' Linux users [student01 student02 student03]
 #   --graders "A B"     teaching assistants who grade [none]
@@ -18,7 +27,11 @@
 #   --pg-port N         PostgreSQL's port, on 127.0.0.1 [5433]
 #   --mem-limit MIB     memory of each user's server and kernels together [2048]
 #   --tasks-limit N     processes and threads of each user [512]
-#   --cull-idle S       stop a server idle for S seconds [3600]
+#   --cull-idle S       stop a server idle for S seconds [3600]; servers report activity every S/4
+#                       seconds (at most 300), so an active student is never taken for idle
+#   --login-failures N  after N wrong passwords for one name within --lockout S seconds, that name
+#                       cannot log in until S seconds have passed [5, 900]
+#   --lockout S
 #   --no-hidepid        leave /proc as it is (by default it is remounted with hidepid=2)
 #
 # Logins are PAM: each person logs in with their own Linux password; nobody shares one.
@@ -35,8 +48,9 @@ umask 022
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
 PREFIX=/opt/ml-foundations
-INSTRUCTOR="" STUDENTS="" GRADERS="" GROUP="" HUB_PORT="" PG_PORT=""
-MEM_LIMIT="" TASKS_LIMIT="" CULL_IDLE="" HIDEPID=""
+SOFTWARE=""
+INSTRUCTOR="" STUDENTS="" GRADERS="" GROUP="" HUB_PORT="" PG_PORT="" COURSE_ID=""
+MEM_LIMIT="" TASKS_LIMIT="" CULL_IDLE="" HIDEPID="" DOMAIN="" TLS_CERT="" TLS_KEY="" LOGIN_FAILURES="" LOCKOUT=""
 MODE=all
 NEW_USER=""
 SYSTEM_PYTHON=/usr/bin/python3   # Debian's: a Python under /root cannot be run by the students
@@ -51,6 +65,13 @@ while [ $# -gt 0 ]; do
     need "$@"
     case "$1" in
         --prefix) PREFIX=$2 ;;
+        --course-id) COURSE_ID=$2 ;;
+        --software) SOFTWARE=$2 ;;
+        --domain) DOMAIN=$2 ;;
+        --tls-cert) TLS_CERT=$2 ;;
+        --tls-key) TLS_KEY=$2 ;;
+        --login-failures) LOGIN_FAILURES=$2 ;;
+        --lockout) LOCKOUT=$2 ;;
         --instructor) INSTRUCTOR=$2 ;;
         --students) STUDENTS=$2 ;;
         --graders) GRADERS=$2 ;;
@@ -72,6 +93,13 @@ CONF=$PREFIX/etc/deploy.json
 if [ -f "$CONF" ]; then
     setting() { /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], ""))' "$CONF" "$1"; }
     INSTRUCTOR=${INSTRUCTOR:-$(setting instructor)}
+    COURSE_ID=${COURSE_ID:-$(setting course_id)}
+    SOFTWARE=${SOFTWARE:-$(setting software)}
+    DOMAIN=${DOMAIN:-$(setting domain)}
+    TLS_CERT=${TLS_CERT:-$(setting tls_cert)}
+    TLS_KEY=${TLS_KEY:-$(setting tls_key)}
+    LOGIN_FAILURES=${LOGIN_FAILURES:-$(setting login_failures)}
+    LOCKOUT=${LOCKOUT:-$(setting lockout_s)}
     GROUP=${GROUP:-$(setting student_group)}
     HUB_PORT=${HUB_PORT:-$(setting hub_port)}
     PG_PORT=${PG_PORT:-$(setting pg_port)}
@@ -91,11 +119,17 @@ MEM_LIMIT=${MEM_LIMIT:-2048}
 TASKS_LIMIT=${TASKS_LIMIT:-512}
 CULL_IDLE=${CULL_IDLE:-3600}
 HIDEPID=${HIDEPID:-1}
-# The course id is the course's own (nbgrader_config.py): the course folder ~INSTRUCTOR/<id>, the
-# exchange's folder, the gradebook's database and the students' group are named after it.
-COURSE_ID=$(sed -n 's/^c\.CourseDirectory\.course_id *= *["'"'"']\([a-z0-9-]*\)["'"'"'].*/\1/p' "$REPO/nbgrader_config.py")
+LOGIN_FAILURES=${LOGIN_FAILURES:-5}
+LOCKOUT=${LOCKOUT:-900}
+# The course id is the deployment's (--course-id), by default the course's own (nbgrader_config.py):
+# the course folder, the exchange's folder, the gradebook's database, the groups, the course
+# account, the control groups and the units are all named after it.
+COURSE_ID=${COURSE_ID:-$(sed -n 's/^c\.CourseDirectory\.course_id *= *["'"'"']\([a-z0-9-]*\)["'"'"'].*/\1/p' "$REPO/nbgrader_config.py")}
 GROUP=${GROUP:-$COURSE_ID-students}
 GRADER_GROUP=formgrade-$COURSE_ID
+# The course account: owns the course folder and the exchange's course folder, runs the shared
+# Formgrader and the exchange's clerk. Nobody logs in as it; graders grade as themselves.
+COURSE_USER=$COURSE_ID-course
 
 say() { echo ">>> $*"; }
 die() { echo "setup.sh: error: $*" >&2; exit 1; }
@@ -104,7 +138,17 @@ die() { echo "setup.sh: error: $*" >&2; exit 1; }
 for name in "$INSTRUCTOR" $STUDENTS $GRADERS $NEW_USER; do
     [[ "$name" =~ ^[a-z_][a-z0-9_-]{0,30}$ ]] || die "'$name' is not a valid user name: expected lower-case letters, digits, '-' or '_'"
 done
-[[ "$COURSE_ID" =~ ^[a-z][a-z0-9-]{0,40}$ ]] || die "no course id in $REPO/nbgrader_config.py: expected a line c.CourseDirectory.course_id = \"<lower-case letters, digits, '-'>\""
+[[ "$COURSE_ID" =~ ^[a-z][a-z0-9-]{0,23}$ ]] || die "course id '$COURSE_ID' (--course-id, or the course's nbgrader_config.py): expected a lower-case letter, then up to 23 lower-case letters, digits or '-'"
+if [ -n "$DOMAIN" ]; then
+    [[ "$DOMAIN" =~ ^[a-z0-9]([a-z0-9.-]{0,200}[a-z0-9])?$ ]] || die "--domain '$DOMAIN': expected a DNS name (lower-case letters, digits, '.', '-')"
+fi
+if [ -n "$TLS_CERT$TLS_KEY" ]; then
+    [ -f "$TLS_CERT" ] && [ -f "$TLS_KEY" ] || die "--tls-cert and --tls-key: expected two files (certificate and key), got '$TLS_CERT' and '$TLS_KEY'"
+fi
+for pair in "--login-failures:$LOGIN_FAILURES:1" "--lockout:$LOCKOUT:10"; do
+    IFS=: read -r opt value least <<< "$pair"
+    [[ "$value" =~ ^[0-9]+$ ]] && [ "$value" -ge "$least" ] || die "$opt '$value': expected a whole number, at least $least"
+done
 for port in "$HUB_PORT" "$PG_PORT"; do
     [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -gt 1024 ] && [ "$port" -lt 65000 ] \
         || die "port '$port': expected a number between 1025 and 64999"
@@ -114,7 +158,10 @@ for pair in "--mem-limit:$MEM_LIMIT:256" "--tasks-limit:$TASKS_LIMIT:64" "--cull
     [[ "$value" =~ ^[0-9]+$ ]] && [ "$value" -ge "$least" ] || die "$opt '$value': expected a whole number, at least $least"
 done
 
-VENV=$PREFIX/venv
+SOFTWARE=${SOFTWARE:-$PREFIX}
+VENV=$SOFTWARE/venv
+PROXY_DIR=$SOFTWARE/proxy
+JUPYTER_ETC=$PREFIX/etc/jupyter   # this deployment's Jupyter settings (JUPYTER_CONFIG_PATH of its processes)
 RUN=$PREFIX/run
 LOG=$PREFIX/log
 HUBDIR=$PREFIX/hub
@@ -134,6 +181,7 @@ install_debian() {
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
     command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
     command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)   # the autograder's sandbox
+    command -v openssl >/dev/null 2>&1 || missing+=(openssl)    # certificates for --tls-cert (and the test's)
     if [ ${#missing[@]} -gt 0 ]; then
         say "apt-get install ${missing[*]}"
         apt-get update -qq
@@ -152,7 +200,7 @@ uv() { PYTHON="$SYSTEM_PYTHON" sh "$REPO/scripts/uv.sh" "$@"; }
 install_venv() {
     local want
     want=$(cat "$HERE/requirements.txt" "$REPO/pyproject.toml" "$REPO"/course_lib/*.py "$REPO"/grading/*.py \
-           "$HERE/course_exchange.py" "$REPO/scripts/uv.sh" <(echo "${UV_INSTALL_OPTIONS[*]}") | sha256sum | cut -d' ' -f1)
+           "$HERE/course_exchange.py" "$HERE/course_formgrader.py" "$REPO/scripts/uv.sh" <(echo "${UV_INSTALL_OPTIONS[*]}") | sha256sum | cut -d' ' -f1)
     if [ -f "$VENV/.deploy-stamp" ] && [ "$(cat "$VENV/.deploy-stamp")" = "$want" ]; then
         return
     fi
@@ -169,36 +217,49 @@ install_venv() {
         | (cd "$REPO" && xargs -0 cp --parents -t "$build")
     uv pip install "${UV_INSTALL_OPTIONS[@]}" --no-deps "$build"
     rm -rf "$build"
-    # nbgrader's exchange with the owner check enforced (see course_exchange.py)
-    cp "$HERE/course_exchange.py" "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/"
+    # nbgrader's exchange hardened (course_exchange.py); the shared Formgrader's limits and log (course_formgrader.py)
+    cp "$HERE/course_exchange.py" "$HERE/course_formgrader.py" \
+        "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/"
     uv pip check --quiet --python "$VENV/bin/python"
     echo "$want" > "$VENV/.deploy-stamp"
 }
 
 install_proxy() {
-    if cmp -s "$HERE/package-lock.json" "$PREFIX/proxy/package-lock.json" && [ -x "$PREFIX/proxy/node_modules/.bin/configurable-http-proxy" ]; then
+    if cmp -s "$HERE/package-lock.json" "$PROXY_DIR/package-lock.json" && [ -x "$PROXY_DIR/node_modules/.bin/configurable-http-proxy" ]; then
         return
     fi
     say "configurable-http-proxy (npm ci, deploy/package-lock.json)"
-    mkdir -p "$PREFIX/proxy"
-    cp "$HERE/package.json" "$HERE/package-lock.json" "$PREFIX/proxy/"
-    (cd "$PREFIX/proxy" && npm ci --omit=dev --no-audit --no-fund --loglevel=error >/dev/null)
+    mkdir -p "$PROXY_DIR"
+    cp "$HERE/package.json" "$HERE/package-lock.json" "$PROXY_DIR/"
+    (cd "$PROXY_DIR" && npm ci --omit=dev --no-audit --no-fund --loglevel=error >/dev/null)
 }
 
 # The solutions must not be readable where the clone sits: a clone made with umask 022 (the
-# default) lets every user of the machine read source/. Other users lose their access to it.
+# default) lets every user of the machine read source/, and its git folder holds every version of
+# it (git show HEAD:source/...). Other users lose their access to the whole clone and to its git
+# folder (which a worktree keeps elsewhere); then setup checks, as user nobody, that neither the
+# solutions nor the history can be read, and refuses to go on if they can.
 protect_solutions() {
-    [ -d "$REPO/source" ] || return 0
-    if [ -n "$(find "$REPO/source" -perm /o=rwx -print -quit)" ]; then
-        say "solutions: removing other users' access to $REPO/source (students must not read it)"
-        chmod -R o-rwx "$REPO/source" \
-            || die "cannot make $REPO/source unreadable to other users: run 'chmod -R o-rwx $REPO/source' or clone where only you can read"
-    fi
+    local gitdir
+    gitdir=$(git -C "$REPO" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
+    for d in "$REPO" "$REPO/source" "$REPO/.git" $gitdir; do
+        [ -e "$d" ] || continue
+        if [ -n "$(find "$d" -maxdepth 0 -perm /o=rwx -print -quit)" ] || [ -n "$(find "$d" -perm /o=rwx -print -quit)" ]; then
+            say "solutions: removing other users' access to $d (students must not read it)"
+            chmod -R o-rwx "$d" || die "cannot make $d unreadable to other users: run 'chmod -R o-rwx $d' or clone where only you can read"
+        fi
+    done
+    for d in "$REPO/source" "$REPO/.git" $gitdir; do
+        [ -e "$d" ] || continue
+        if runuser -u nobody -- test -r "$d" -a -x "$d" 2>/dev/null \
+                || runuser -u nobody -- ls "$d" >/dev/null 2>&1; then
+            die "$d is still readable by other users (ACLs, or a parent folder shared otherwise): make it private first"
+        fi
+    done
 }
 
-mkdir -p "$PREFIX"
-chmod 755 "$PREFIX"
-protect_solutions
+mkdir -p "$PREFIX" "$SOFTWARE"
+chmod 755 "$PREFIX" "$SOFTWARE"
 install_debian
 install_venv
 install_proxy
@@ -206,6 +267,27 @@ if [ "$MODE" = install ]; then
     say "installed in $PREFIX"
     exit 0
 fi
+protect_solutions
+# (earlier versions kept the students' nbgrader settings in the environment itself)
+[ "$SOFTWARE" != "$PREFIX" ] || rm -f "$VENV/etc/jupyter/nbgrader_config.py"
+
+# --- Names: every name this deployment gives is made from its course id; a second deployment
+# on the machine must not take names another one gave (its teardown would remove them). -------
+CLAIM=$PREFIX/etc/course-id
+if [ "$MODE" = all ] && [ "$(cat "$CLAIM" 2>/dev/null)" != "$COURSE_ID" ]; then
+    taken=""
+    for g in "$GROUP" "$GRADER_GROUP"; do getent group "$g" >/dev/null && taken="$taken group $g,"; done
+    id -u "$COURSE_USER" >/dev/null 2>&1 && taken="$taken user $COURSE_USER,"
+    for d in /sys/fs/cgroup/"$COURSE_ID"-hub /sys/fs/cgroup/memory/"$COURSE_ID"-hub /etc/systemd/system/"$COURSE_ID"-jupyterhub.service; do
+        [ -e "$d" ] && taken="$taken $d,"
+    done
+    [ -z "$taken" ] || die "course id '$COURSE_ID' is already used on this machine (${taken%,}): another deployment (or a failed one) has it; choose another with --course-id, or remove that deployment with its teardown.sh --purge"
+    [ -n "$(cat "$CLAIM" 2>/dev/null)" ] && die "$PREFIX holds the deployment of course '$(cat "$CLAIM")': use another --prefix"
+fi
+install -d -m 755 "$PREFIX/etc"
+[ "$MODE" = all ] && echo "$COURSE_ID" > "$CLAIM"
+CREATED=$PREFIX/etc/created-users    # the accounts this deployment made: the only ones --purge removes
+touch "$CREATED"
 
 # --- 2. Users -------------------------------------------------------------------------
 pg_bin() { ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1; }
@@ -215,13 +297,14 @@ as_user() {  # as_user NAME CMD...: a login-like environment, the course's tools
     local home
     home=$(getent passwd "$user" | cut -d: -f6)
     (cd "$home" && runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" LANG=C.UTF-8 \
-        PATH="$VENV/bin:/usr/local/bin:/usr/bin:/bin" "$@")
+        PATH="$VENV/bin:/usr/local/bin:/usr/bin:/bin" JUPYTER_CONFIG_PATH="$JUPYTER_ETC" "$@")
 }
 
 make_user() {  # make_user NAME [GROUP]: a Linux user whose home only they can read; no password yet
     local name=$1 group=${2:-}
     if ! id -u "$name" >/dev/null 2>&1; then
         useradd --create-home --shell /bin/bash ${group:+--groups "$group"} "$name"
+        echo "$name" >> "$CREATED"
     elif [ -n "$group" ]; then
         usermod -a -G "$group" "$name"
     fi
@@ -263,7 +346,7 @@ JSON
 }
 
 add_to_gradebook() {  # the students' rows in the gradebook (the Formgrader's roster)
-    as_user "$INSTRUCTOR" python - "$@" <<'PY'
+    as_user "$COURSE_USER" python - "$@" <<'PY'
 import sys, warnings
 from grading.course import Course
 from nbgrader.api import Gradebook
@@ -316,16 +399,24 @@ for s in $STUDENTS; do
     for g in $GRADERS; do [ "$s" != "$g" ] || die "'$s' cannot be both a student and a grader"; done
 done
 say "users: instructor $INSTRUCTOR, graders ${GRADERS:-none} (group $GRADER_GROUP), students ${STUDENTS:-(kept)} (group $GROUP)"
+install -d -m 755 "$PREFIX/home"
+if ! id -u "$COURSE_USER" >/dev/null 2>&1; then
+    useradd --system --create-home --home-dir "$PREFIX/home/$COURSE_USER" --shell /usr/sbin/nologin \
+        --groups "$GRADER_GROUP" "$COURSE_USER"
+    echo "$COURSE_USER" >> "$CREATED"
+fi
+make_grader "$COURSE_USER"
 make_grader "$INSTRUCTOR"
 for g in $GRADERS; do make_grader "$g"; done
 for s in $STUDENTS; do make_user "$s" "$GROUP"; student_jupyter "$s"; done
 ALL_STUDENTS=$(getent group "$GROUP" | cut -d: -f4 | tr ',' ' ')
 
 # --- 3. Folders, configuration, secrets -------------------------------------------------
-install -d -m 755 "$PREFIX/etc"
 install -d -m 700 "$HUBDIR"
 install -d -m 711 "$LOG"     # root reads the logs
+install -d -m 700 "$LOG/users"   # each server's output (root only; never a pipe to the hub, which may restart)
 install -d -m 755 "$RUN"
+install -d -o "$COURSE_USER" -g "$GRADER_GROUP" -m 755 "$RUN/clerk"   # the exchange clerk's socket
 install -d -o root -g "$GRADER_GROUP" -m 750 "$SECRETS"
 install -d -m 755 "$PREFIX/courses"
 # The exchange as nbgrader documents it for several graders, but with a root that only root
@@ -333,24 +424,32 @@ install -d -m 755 "$PREFIX/courses"
 # entries but not list them (-wx), nor remove or rename another's (sticky).
 install -d -o root -g root -m 755 "$EXCHANGE"
 chmod 755 "$EXCHANGE"
-install -d -o "$INSTRUCTOR" -g "$GRADER_GROUP" -m 2775 "$EXCHANGE/$COURSE_ID" "$EXCHANGE/$COURSE_ID/outbound"
-install -d -o "$INSTRUCTOR" -g "$GRADER_GROUP" -m 3773 "$EXCHANGE/$COURSE_ID/inbound"
-install -d -o "$INSTRUCTOR" -g "$GRADER_GROUP" -m 2771 "$EXCHANGE/$COURSE_ID/feedback"
-chown "$INSTRUCTOR:$GRADER_GROUP" "$EXCHANGE/$COURSE_ID" "$EXCHANGE/$COURSE_ID"/{inbound,outbound,feedback}
+install -d -o "$COURSE_USER" -g "$GRADER_GROUP" -m 2775 "$EXCHANGE/$COURSE_ID" "$EXCHANGE/$COURSE_ID/outbound"
+install -d -o "$COURSE_USER" -g "$GRADER_GROUP" -m 3773 "$EXCHANGE/$COURSE_ID/inbound"
+install -d -o "$COURSE_USER" -g "$GRADER_GROUP" -m 2771 "$EXCHANGE/$COURSE_ID/feedback"
+# the clerk's journal of submissions (who, when, what): graders read it, students cannot reach it
+install -d -o "$COURSE_USER" -g "$GRADER_GROUP" -m 2750 "$EXCHANGE/$COURSE_ID/records"
+chown "$COURSE_USER:$GRADER_GROUP" "$EXCHANGE/$COURSE_ID" "$EXCHANGE/$COURSE_ID"/{inbound,outbound,feedback,records}
 chmod 2775 "$EXCHANGE/$COURSE_ID" "$EXCHANGE/$COURSE_ID/outbound"
 chmod 3773 "$EXCHANGE/$COURSE_ID/inbound"
 chmod 2771 "$EXCHANGE/$COURSE_ID/feedback"
+chmod 2750 "$EXCHANGE/$COURSE_ID/records"
 
 SUPERVISOR=supervisord
 [ -d /run/systemd/system ] && SUPERVISOR=systemd
 "$VENV/bin/python" - "$CONF" <<PY
 import json, sys
 json.dump({
-    "prefix": "$PREFIX", "venv": "$VENV", "course_id": "$COURSE_ID", "course_dir": "$COURSE_DIR",
+    "prefix": "$PREFIX", "software": "$SOFTWARE", "venv": "$VENV", "jupyter_etc": "$JUPYTER_ETC", "course_id": "$COURSE_ID", "course_dir": "$COURSE_DIR",
     "instructor": "$INSTRUCTOR", "student_group": "$GROUP", "grader_group": "$GRADER_GROUP",
+    "course_user": "$COURSE_USER", "created_users": "$CREATED",
+    "clerk_socket": "$RUN/clerk/clerk.sock", "submission_records": "$EXCHANGE/$COURSE_ID/records/submissions.jsonl",
+    "pg_service_file": "$SECRETS/pg_service.conf", "pg_service": "${COURSE_ID//-/_}_gradebook",
+    "domain": "$DOMAIN", "tls_cert": "$TLS_CERT", "tls_key": "$TLS_KEY",
+    "login_failures": $LOGIN_FAILURES, "lockout_s": $LOCKOUT,
     "exchange": "$EXCHANGE", "hub_port": $HUB_PORT, "pg_port": $PG_PORT, "db_name": "$DB_NAME",
     "db_role": "$DB_ROLE", "gradebook_secret": "$GRADEBOOK_SECRET",
-    "proxy": "$PREFIX/proxy/node_modules/.bin/configurable-http-proxy",
+    "proxy": "$PROXY_DIR/node_modules/.bin/configurable-http-proxy",
     "hub_dir": "$HUBDIR", "run_dir": "$RUN", "log_dir": "$LOG",
     "mem_limit_mib": $MEM_LIMIT, "tasks_limit": $TASKS_LIMIT, "cull_idle_s": $CULL_IDLE,
     "hidepid": $HIDEPID, "supervisor": "$SUPERVISOR",
@@ -358,8 +457,21 @@ json.dump({
 PY
 chmod 644 "$CONF"
 render "$HERE/jupyterhub_config.py" "$PREFIX/etc/jupyterhub_config.py" 644
-install -d -m 755 "$VENV/etc/jupyter"
-render "$HERE/nbgrader_config_student.py" "$VENV/etc/jupyter/nbgrader_config.py" 644
+install -d -m 755 "$JUPYTER_ETC"
+render "$HERE/nbgrader_config_student.py" "$JUPYTER_ETC/nbgrader_config.py" 644
+# Kernels talk over Unix sockets in their user's private runtime folder, not TCP ports on
+# 127.0.0.1 that any user can connect to (the connection key only signs; anyone may subscribe).
+cat > "$JUPYTER_ETC/jupyter_server_config.json" <<'JSON'
+{"KernelManager": {"transport": "ipc"}}
+JSON
+chmod 644 "$JUPYTER_ETC/jupyter_server_config.json"
+# The course's grading settings for everyone's Validate button (cell limits per assignment,
+# stderr as output, course_lib withheld), as make check has them: the course's own
+# nbgrader_config.py, with this deployment's course id (it holds no secret).
+sed "s/^c\.CourseDirectory\.course_id *=.*/c.CourseDirectory.course_id = \"$COURSE_ID\"/" "$REPO/nbgrader_config.py" \
+    > "$PREFIX/etc/course_nbgrader_config.py.tmp"
+chmod 644 "$PREFIX/etc/course_nbgrader_config.py.tmp"
+mv "$PREFIX/etc/course_nbgrader_config.py.tmp" "$PREFIX/etc/course_nbgrader_config.py"
 
 new_secret() {  # new_secret FILE OWNER GROUP MODE: a random password, written once, never shown
     if [ ! -s "$1" ]; then
@@ -370,19 +482,29 @@ new_secret() {  # new_secret FILE OWNER GROUP MODE: a random password, written o
 }
 new_secret "$HUBDIR/proxy-token" root root 600
 new_secret "$GRADEBOOK_SECRET" root "$GRADER_GROUP" 640
+# The gradebook's connection, password included, as a libpq service: the database URL that
+# nbgrader prints (nbgrader db upgrade, error messages) then holds no password.
+(umask 027 && printf '[%s]\nhost=127.0.0.1\nport=%s\ndbname=%s\nuser=%s\npassword=%s\n' "${COURSE_ID//-/_}_gradebook" \
+    "$PG_PORT" "$DB_NAME" "$DB_ROLE" "$(cat "$GRADEBOOK_SECRET")" > "$SECRETS/pg_service.conf.tmp")
+chown root:"$GRADER_GROUP" "$SECRETS/pg_service.conf.tmp"
+chmod 640 "$SECRETS/pg_service.conf.tmp"
+mv "$SECRETS/pg_service.conf.tmp" "$SECRETS/pg_service.conf"
 
 # The course folder: the course repository's files, shared by the graders' group (2770, as
 # nbgrader documents for several graders). An existing folder is kept: it holds the grades.
 if [ ! -f "$COURSE_DIR/nbgrader_config.py" ]; then
     say "course folder $COURSE_DIR"
-    install -d -o "$INSTRUCTOR" -g "$GRADER_GROUP" -m 2770 "$COURSE_DIR"
+    install -d -o "$COURSE_USER" -g "$GRADER_GROUP" -m 2770 "$COURSE_DIR"
     (cd "$REPO" && git ls-files -z 2>/dev/null || find . -path ./.venv -prune -o -path ./.git -prune -o -type f -print0) \
         | (cd "$REPO" && xargs -0 cp --parents -t "$COURSE_DIR")
-    chown -R "$INSTRUCTOR:$GRADER_GROUP" "$COURSE_DIR"
+    chown -R "$COURSE_USER:$GRADER_GROUP" "$COURSE_DIR"
     find "$COURSE_DIR" -type d -exec chmod 2770 {} +
     find "$COURSE_DIR" -type f -exec chmod ug+rw,o-rwx {} +
 fi
+chown "$COURSE_USER:$GRADER_GROUP" "$COURSE_DIR"
 chmod 2770 "$COURSE_DIR"
+# this deployment's course id wins in the course folder too (nbgrader reads ./nbgrader_config.py last)
+sed -i "s/^c\.CourseDirectory\.course_id *=.*/c.CourseDirectory.course_id = \"$COURSE_ID\"/" "$COURSE_DIR/nbgrader_config.py"
 
 # /proc with hidepid=2: nobody sees another user's processes or their command lines.
 HIDEPID_STATE=$PREFIX/etc/proc-hidepid-before
@@ -393,7 +515,7 @@ if [ "$HIDEPID" = 1 ]; then
             say "/proc remounted with hidepid=2 (teardown.sh --purge restores it)"
         else
             echo "setup.sh: warning: this machine does not let /proc be remounted with hidepid=2;" \
-                 "users can see each other's processes (see the README)" >&2
+                 "users can see each other's processes (see docs/guides/hub.md)" >&2
         fi
     fi
 fi
@@ -508,16 +630,22 @@ say "gradebook: database $DB_NAME, role $DB_ROLE (password in $GRADEBOOK_SECRET,
 # shellcheck disable=SC2086
 [ -z "$ALL_STUDENTS" ] || add_to_gradebook "$COURSE_DIR" $ALL_STUDENTS
 
-for _ in $(seq 1 240); do
-    if "$VENV/bin/python" - "$HUB_PORT" <<'PY' 2>/dev/null; then break; fi
-import sys, urllib.request
-urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/hub/api", timeout=2)
+hub_answers() {  # the hub's API answers on its port (HTTPS: the certificate is the operator's, not checked here)
+    "$VENV/bin/python" - "$1" "$HUB_PORT" <<'PY' 2>/dev/null
+import ssl, sys, urllib.request
+scheme, port = sys.argv[1], sys.argv[2]
+context = ssl._create_unverified_context() if scheme == "https" else None
+urllib.request.urlopen(f"{scheme}://127.0.0.1:{port}/hub/api", timeout=5, context=context)
 PY
+}
+SCHEME=http
+[ -n "$TLS_CERT" ] && SCHEME=https
+for _ in $(seq 1 240); do
+    hub_answers "$SCHEME" && break
     sleep 0.5
 done
-"$VENV/bin/python" -c 'import sys, urllib.request; urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/hub/api", timeout=5)' "$HUB_PORT" \
-    || { tail -30 "$LOG/jupyterhub.log" >&2; die "JupyterHub did not start (log: $LOG/jupyterhub.log)"; }
-say "ready: http://127.0.0.1:$HUB_PORT (Formgrader for the graders: /services/formgrader/); stop with deploy/teardown.sh --prefix $PREFIX"
+hub_answers "$SCHEME" || { tail -30 "$LOG/jupyterhub.log" >&2; die "JupyterHub did not start (log: $LOG/jupyterhub.log)"; }
+say "ready: $SCHEME://${DOMAIN:-127.0.0.1}:$HUB_PORT (Formgrader for the graders: /services/formgrader/); stop with deploy/teardown.sh --prefix $PREFIX"
 nopw=""
 for u in $INSTRUCTOR $(getent group "$GRADER_GROUP" | cut -d: -f4 | tr ',' ' ') $ALL_STUDENTS; do
     getent shadow "$u" | cut -d: -f2 | grep -q '^[!*]' && nopw="$nopw $u"

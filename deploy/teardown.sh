@@ -2,15 +2,20 @@
 # Stop the course's deployment: its supervisor, JupyterHub, the users' servers, the proxy, PostgreSQL.
 #
 #   sudo deploy/teardown.sh [--prefix DIR]            stop everything; users, grades and data stay
-#   sudo deploy/teardown.sh [--prefix DIR] --purge    also remove the users, their homes, the course
+#   sudo deploy/teardown.sh [--prefix DIR] --purge    also remove the accounts this deployment made
+#                                                     (PREFIX/etc/created-users: never an account
+#                                                     that existed before), their homes, the course
 #                                                     folder, the gradebook, the exchange; /proc's
 #                                                     hidepid back as it was
 #   sudo deploy/teardown.sh [--prefix DIR] --uninstall  --purge, and the installed software (PREFIX)
 #
 # The supervisor (supervisord, or the systemd units) is stopped first, so that nothing is
-# restarted. Processes are found by the pid files in PREFIX/run/ and, for the users' servers
-# and kernels, by the deployment's own users; each is stopped by its id (TERM, then
-# KILL after 10 s). Exits non-zero if anything of the deployment is still running.
+# restarted. Processes are found by the pid files in PREFIX/run/, by the deployment's control
+# groups (every user's server and kernels) and by the accounts it made (the course account's
+# Formgrader and clerk); each is stopped by its id (TERM, then KILL after 10 s). A user who
+# had an account before keeps every process that is not the deployment's. Nothing of another
+# deployment (another course id) is touched. Exits non-zero if anything of the deployment is
+# still running.
 set -uo pipefail
 
 PREFIX=/opt/ml-foundations
@@ -39,6 +44,19 @@ GRADER_GROUP=$(setting grader_group)
 COURSE_ID=$(setting course_id)
 members() { [ -n "$1" ] && getent group "$1" | cut -d: -f4 | tr ',' ' '; }
 USERS=$(echo "$INSTRUCTOR $(members "$GROUP") $(members "$GRADER_GROUP")" | tr ' ' '\n' | sort -u | tr '\n' ' ')
+CREATED=$(cat "$PREFIX/etc/created-users" 2>/dev/null | tr '\n' ' ')
+CGROUPS=""
+[ -n "$COURSE_ID" ] && CGROUPS="/sys/fs/cgroup/$COURSE_ID-hub /sys/fs/cgroup/memory/$COURSE_ID-hub /sys/fs/cgroup/pids/$COURSE_ID-hub"
+deployment_pids() {  # the processes in the deployment's control groups and of the accounts it made
+    local d
+    for d in $CGROUPS; do
+        [ -d "$d" ] && find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null
+    done
+    for user in $CREATED; do
+        id -u "$user" >/dev/null 2>&1 && pgrep -u "$user" 2>/dev/null
+    done
+    true
+}
 
 stop_pid() {  # stop_pid PID NAME [SECONDS]: TERM, wait up to SECONDS (10), then KILL
     local pid=$1 name=$2 wait=${3:-10}
@@ -74,11 +92,7 @@ fi
 
 # 2. The users' servers and whatever they left (kernels, terminals): the deployment's users
 # only, by pid; all are sent TERM at once, then those left after 10 s get KILL.
-pids=""
-for user in $USERS; do
-    id -u "$user" >/dev/null 2>&1 || continue
-    pids="$pids $(pgrep -u "$user" 2>/dev/null | tr '\n' ' ')"
-done
+pids=$(deployment_pids | sort -u | tr '\n' ' ')
 if [ -n "${pids// /}" ]; then
     say "stopping the users' servers and kernels"
     # shellcheck disable=SC2086
@@ -111,8 +125,8 @@ left=""
 for f in "$RUN"/*.pid; do
     [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && left="$left $(basename "$f" .pid):$(cat "$f")"
 done
-for user in $USERS; do
-    id -u "$user" >/dev/null 2>&1 && [ -n "$(pgrep -u "$user")" ] && left="$left $user:$(pgrep -u "$user" | tr '\n' ,)"
+for pid in $(deployment_pids | sort -u); do
+    kill -0 "$pid" 2>/dev/null && left="$left $(ps -o user= -p "$pid" 2>/dev/null | tr -d ' '):$pid"
 done
 if [ -f "$PREFIX/pgdata/postmaster.pid" ] && kill -0 "$(head -1 "$PREFIX/pgdata/postmaster.pid")" 2>/dev/null; then
     left="$left postgresql:$(head -1 "$PREFIX/pgdata/postmaster.pid")"
@@ -128,12 +142,16 @@ if [ "$PURGE" -ge 1 ]; then
     case "$PREFIX" in
         /|/opt|/usr|/home|/root|/var|"") echo "teardown.sh: refusing to remove '$PREFIX'" >&2; exit 1 ;;
     esac
-    say "removing the users ($USERS) and their homes, the gradebook, the exchange"
-    for user in $USERS; do
+    say "removing the accounts it made (${CREATED:-none}) and their homes, the gradebook, the exchange"
+    for user in $CREATED; do
         if id -u "$user" >/dev/null 2>&1; then
             userdel --remove "$user" 2>/dev/null
             id -u "$user" >/dev/null 2>&1 && echo "teardown.sh: could not remove user $user" >&2
         fi
+    done
+    for user in $USERS; do   # accounts that existed before keep everything but their place in the course
+        case " $CREATED " in *" $user "*) continue ;; esac
+        id -u "$user" >/dev/null 2>&1 && say "keeping $user (an account that existed before the deployment)"
     done
     [ -n "$GROUP" ] && getent group "$GROUP" >/dev/null && groupdel "$GROUP"
     [ -n "$GRADER_GROUP" ] && getent group "$GRADER_GROUP" >/dev/null && groupdel "$GRADER_GROUP"
@@ -151,8 +169,7 @@ if [ "$PURGE" -ge 1 ]; then
         fi
     fi
     rm -rf "$PREFIX/pgdata" "$PREFIX/exchange" "$PREFIX/hub" "$PREFIX/log" "$PREFIX/run" "$PREFIX/etc" \
-        "$PREFIX/courses" "$PREFIX/secrets"
-    rm -f "$PREFIX/venv/etc/jupyter/nbgrader_config.py"
+        "$PREFIX/courses" "$PREFIX/secrets" "$PREFIX/home"
 fi
 if [ "$PURGE" = 2 ]; then
     say "removing $PREFIX"

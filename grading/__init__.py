@@ -1,14 +1,16 @@
-"""grading — the course's autograding pipeline, a thin layer over nbgrader.
+"""grading — the course's grading engine and its nbgrader plug-ins.
 
 The instructor commands of the Makefile (``make release``, ``make autograde``,
 ``make feedback``, ``make grades``, ``make audit``) and the students' self-check
-(``make check``) call ``python -m grading <command>``; see "For instructors" in the
-README. Real nbgrader does the work underneath (its gradebook, converters and feedback);
+(``make check``) call ``python -m grading <command>``; see the instructors' guide
+(docs/guides/instructors.md). Real nbgrader does the work underneath (its gradebook, converters and feedback);
 this package adds what a fair and tamper-proof grade needs on top of it:
 
 * :mod:`grading.engine` — the one engine: :func:`grading.engine.execute_submission` runs
   one submission (plain data in, plain data out, no gradebook), for autograde and for the
-  self-check alike;
+  self-check alike, under one :class:`grading.limits.GradingLimits` and reporting in the
+  typed records of :mod:`grading.results`; :mod:`grading.session` holds one submission's
+  process while it runs;
 * :mod:`grading.preprocessors` — the engine inside nbgrader's Autograde, registered in
   ``nbgrader_config.py`` (so ``nbgrader autograde`` and the Formgrader run it too), with the
   sanitizing steps that refuse links and take cell metadata from the gradebook only;
@@ -28,13 +30,25 @@ this package adds what a fair and tamper-proof grade needs on top of it:
 * :mod:`grading.report`, :mod:`grading.exporters`, :mod:`grading.late` — grade files
   (per assignment, course-wide, Canvas, Moodle, ``nbgrader export``), statistics, late policy;
 * :mod:`grading.audit` — code in the submissions that looks like tampering, listed;
-* :mod:`grading.validate` — the students' self-check (``make check``) on the same engine,
-  exiting non-zero when a visible test fails;
+* :mod:`grading.validate` — the students' self-check (``make check``, and :func:`check` from
+  inside a notebook) on the same engine, with the released visible tests, saying what it
+  checked and what is graded later;
 * :mod:`grading.checks` — helpers the hidden tests of an assignment call: the comparison that
   refuses NaN, infinities and wrong shapes, and :func:`grading.checks.test_rng`, their random data;
 * :mod:`grading.context` — which test cell of whose submission is being graded (the seed of
-  its random data);
+  its random data, keyed by the course's secret and the submission's digest);
 * :mod:`grading.replay` — ``make regrade-check``: a student's test cell run again as graded.
 
 Nothing here is imported by ``course_lib``.
 """
+
+
+def check(exercise=None, *, notebook=None, timeout=None):
+    """Check one exercise of this notebook (as last saved) with the grading engine: ``grading.check("pla")``.
+
+    The same engine, sandbox, limits and withheld functions as ``make check``, on the released
+    visible tests of that exercise; see :func:`grading.validate.check_exercise`.
+    """
+    from .validate import check_exercise
+
+    return check_exercise(exercise, notebook=notebook, timeout=timeout)

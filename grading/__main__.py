@@ -12,7 +12,7 @@ Commands (run from the course directory, or pass ``--course``):
                                   grades-ASSIGNMENT.csv, its summary and histogram, the
                                   course's grades.csv (and a file Canvas or Moodle imports)
   audit     ASSIGNMENT            list code in the submissions that looks like tampering
-  check     NOTEBOOK...           run a notebook's visible tests; exit 1 if one fails
+  check     NOTEBOOK...           run a notebook's released visible tests in the sandbox; exit 1 if one fails
   regrade-check ASSIGNMENT STUDENT [CELL]
                                   run a student's test cells again as graded (same seeds), show CELL
 """
@@ -64,8 +64,7 @@ def main(argv=None):
                            help="run the submissions on this Dask cluster's workers")
     p = sub.add_parser("check")
     p.add_argument("notebooks", nargs="+")
-    p.add_argument("--timeout", type=int, default=None)
-    p.add_argument("--here", action="store_true", help=argparse.SUPPRESS)  # inside the sandbox
+    p.add_argument("--timeout", type=int, default=None, help="CPU seconds per cell (default: nbgrader_config.py)")
     p = sub.add_parser("regrade-check")
     p.add_argument("assignment")
     p.add_argument("student")
@@ -110,7 +109,7 @@ def main(argv=None):
             regrade_check(args.course, args.assignment, args.student, args.cell)
         elif args.command == "check":
             from .validate import check
-            return check(args.notebooks, timeout=args.timeout, sandboxed=False if args.here else None)
+            return check(args.notebooks, timeout=args.timeout, course=args.course)
     except CourseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

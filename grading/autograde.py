@@ -359,7 +359,9 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
 
     notebooks = course.notebooks(assignment)
     state = course.read_status(assignment)
-    settings = {k: dict(cfg.get(k, {})) for k in ("Execute", "CourseExecute", "LatePenalty", "LimitOutput")}
+    from .preprocessors import CourseExecute
+    settings = dict(CourseExecute(config=cfg).settings(assignment),
+                    **{k: dict(cfg.get(k, {})) for k in ("LatePenalty", "LimitOutput")})
     source = sched.source_digest(course, assignment, settings)
     digests = {s: sched.submission_digest(course.submitted_dir / s / assignment) for s in students}
     todo, unchanged = sched.plan(students, state, digests, source, student=student, force=force)

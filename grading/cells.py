@@ -15,7 +15,11 @@ Examples
 from nbformat import NotebookNode, from_dict
 from nbgrader import utils
 
-__all__ = ["grade_id", "is_test_cell", "is_setup_cell", "is_solution_cell", "describe_cell", "source_of"]
+__all__ = ["grade_id", "is_test_cell", "is_setup_cell", "is_solution_cell", "is_graded_by_hand", "describe_cell",
+           "source_of", "has_hidden_tests", "HIDDEN_TESTS"]
+
+HIDDEN_TESTS = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
+"""The markers around the hidden part of a test cell (nbgrader's)."""
 
 
 def _node(cell):
@@ -58,6 +62,21 @@ def is_setup_cell(cell):
     cell = _node(cell)
     return (cell.get("cell_type") == "code" and bool(utils.is_locked(cell)) and not utils.is_grade(cell)
             and not utils.is_solution(cell))
+
+
+def is_graded_by_hand(cell):
+    """An answer that earns points and is written by the student (graded by hand): nbgrader ``grade`` and ``solution``."""
+    cell = _node(cell)
+    return bool(utils.is_grade(cell)) and bool(utils.is_solution(cell))
+
+
+def has_hidden_tests(source):
+    """Whether a test cell's code holds hidden tests.
+
+    >>> has_hidden_tests("assert f(1) == 2\\n### BEGIN HIDDEN TESTS\\nassert f(2) == 4\\n### END HIDDEN TESTS")
+    True
+    """
+    return isinstance(source, str) and HIDDEN_TESTS[0] in source
 
 
 def describe_cell(cell, index):

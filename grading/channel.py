@@ -10,6 +10,15 @@ every exchange has a deadline and a size bound and checks what comes back:
   another request, raises :class:`ChannelError` (or :class:`CallTimeout`); the grader
   then kills the process, gives the cell 0 points and starts a fresh one;
 * nothing read from the pipe is kept beyond one message;
+* time is counted two ways: the **CPU time** of the student's process tree (every process
+  the sandbox holds, its threads, and the children they waited for), read from ``/proc``
+  every :data:`WATCH_INTERVAL` seconds and after every reply, against a request's CPU
+  deadline; and wall-clock time, a backstop for code that sleeps or blocks (a
+  :class:`CallTimeout` says which ran out);
+* while a cell runs the worker writes a progress line before each top-level statement; the
+  last one read tells which statement was running when the cell was stopped
+  (:attr:`Worker.progress`). A forged progress line can only name a statement of the same
+  cell, whose replay then runs under its own limit;
 * the student's scratch space (its working folder and private ``/tmp``, two tmpfs of
   ``Limits.scratch_bytes`` each, bounded by the kernel) is also bounded in the number of
   files and folders, counted from here, where the student's code cannot reach: after every
@@ -33,7 +42,7 @@ from pathlib import Path
 from . import wire
 from .sandbox import SCRATCH, fresh_uid, kill_user_processes
 
-__all__ = ["Worker", "ChannelError", "WorkerDied", "CallTimeout", "ScratchExceeded", "WATCH_INTERVAL"]
+__all__ = ["Worker", "ChannelError", "WorkerDied", "CallTimeout", "ScratchExceeded", "WATCH_INTERVAL", "tree_cpu"]
 
 WATCH_INTERVAL = 0.2
 """Seconds between two counts of the scratch space's files while the student's code runs."""
@@ -52,7 +61,47 @@ class ScratchExceeded(ChannelError):
 
 
 class CallTimeout(RuntimeError):
-    """The student's process did not answer in time; it must be stopped."""
+    """The student's process did not answer in time; it must be stopped.
+
+    ``cpu`` is True when its CPU time ran out, False when the wall-clock backstop did.
+    """
+
+    def __init__(self, *, cpu=False):
+        super().__init__("CPU time" if cpu else "wall-clock time")
+        self.cpu = cpu
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def tree_cpu(root):
+    """CPU seconds used so far by process ``root`` and every process below it (None when it is gone).
+
+    User and system time of each process (all its threads) and of the children it waited for,
+    read from ``/proc/<pid>/stat``; the tree is followed through ``/proc/<pid>/task/*/children``.
+    """
+    total, stack, seen, found = 0, [root], set(), False
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                data = fh.read()
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        found = True
+        fields = data[data.rindex(b")") + 2:].split()
+        total += sum(int(v) for v in fields[11:15])      # utime, stime, cutime, cstime
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
+                    stack.extend(int(c) for c in fh.read().split())
+            except (OSError, ValueError):
+                continue
+    return total / _TICKS if found else None
 
 
 class Worker:
@@ -80,6 +129,8 @@ class Worker:
         self._inside = None      # a process in the sandbox's mount namespace (its /proc/<pid>/root)
         self._scratch = None
         self.scratch_peak = 0    # the most entries counted in the scratch space of any start
+        self.progress = None     # the last statement the current request said it started (exec)
+        self._cpu_deadline = None
 
     def start(self):
         # as root, every start gets its own user id: its process limit is its own, and nothing
@@ -93,8 +144,8 @@ class Worker:
             self._scratch = tempfile.mkdtemp(prefix="grading-scratch-")
             cwd = self._scratch
             env.update(GRADING_SUBMISSION=str(self.files), HOME=cwd)
-            if "sys.path" in self.sandbox.overlays:
-                env.update(GRADING_FIRST_ON_PATH=self.sandbox.overlays["sys.path"])
+            if self.sandbox.course_lib is not None:
+                env.update(GRADING_FIRST_ON_PATH=str(Path(self.sandbox.course_lib).parent))
         env.update(MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      cwd=cwd, env=env,
@@ -219,49 +270,81 @@ class Worker:
                     raise WorkerDied("the process running the submission ended") from None
                 view = view[n:]
 
-    def _read(self, deadline):
+    def cpu_seconds(self):
+        """CPU seconds the student's process tree has used since it started (None when it is gone)."""
+        if self.proc is None:
+            return None
+        return tree_cpu(self.proc.pid)
+
+    def _watch(self):
+        """The checks made while a request runs: the scratch space, and the CPU deadline."""
+        self.check_scratch()
+        if self._cpu_deadline is not None:
+            used = self.cpu_seconds()
+            if used is not None and used > self._cpu_deadline:
+                raise CallTimeout(cpu=True)
+
+    def _read(self, deadline, rid=None):
         fd = self.proc.stdout.fileno()
+        watch = time.monotonic() + WATCH_INTERVAL
         with selectors.DefaultSelector() as sel:
             sel.register(fd, selectors.EVENT_READ)
-            while b"\n" not in self._buf:
+            while True:
+                while b"\n" in self._buf:
+                    end = self._buf.index(b"\n")
+                    line = bytes(self._buf[:end])
+                    del self._buf[:end + 1]
+                    try:
+                        message = wire.loads(line)
+                    except wire.WireError as exc:
+                        raise ChannelError(f"the submission's process sent a malformed message ({exc})") from None
+                    if rid is not None and message.get("id") == rid and set(message) == {"id", "progress"}:
+                        step = message["progress"]
+                        if type(step) is int and step >= 0:
+                            self.progress = step
+                        continue
+                    return message
                 if len(self._buf) > wire.MAX_MESSAGE:
                     raise ChannelError(f"the submission's process sent more than "
                                        f"{wire.MAX_MESSAGE // 1024**2} MiB in one message")
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                now = time.monotonic()
+                if now >= deadline:
                     raise CallTimeout()
-                if not sel.select(min(remaining, WATCH_INTERVAL)):
-                    self.check_scratch()
+                if now >= watch:
+                    self._watch()
+                    watch = now + WATCH_INTERVAL
+                if not sel.select(max(0.0, min(deadline, watch) - now)):
                     continue
                 chunk = os.read(fd, 1 << 20)
                 if not chunk:
                     raise WorkerDied("the process running the submission ended")
                 self._buf += chunk
-        end = self._buf.index(b"\n")
-        line = bytes(self._buf[:end])
-        del self._buf[:end + 1]
-        try:
-            return wire.loads(line)
-        except wire.WireError as exc:
-            raise ChannelError(f"the submission's process sent a malformed message ({exc})") from None
 
-    def request(self, message, timeout):
-        """Send one request and return its reply, within ``timeout`` seconds for both.
+    def request(self, message, timeout, *, cpu_deadline=None):
+        """Send one request and return its reply, within ``timeout`` wall-clock seconds for both.
 
-        Raises :class:`CallTimeout` when the time is up, :class:`ChannelError` when the reply is
-        malformed, too large or answers another request, :class:`WorkerDied` when the process ended.
+        ``cpu_deadline``: a reading of :meth:`cpu_seconds` beyond which the request is stopped
+        (checked while it runs and after its reply). Raises :class:`CallTimeout` when either
+        time is up, :class:`ChannelError` when the reply is malformed, too large or answers
+        another request, :class:`WorkerDied` when the process ended. :attr:`progress` holds the
+        last statement an ``exec`` request reported starting.
         """
         if not self.alive():
             raise WorkerDied("the process running the submission is not running")
         deadline = time.monotonic() + timeout
         self._next_id += 1
+        self.progress = None
+        self._cpu_deadline = cpu_deadline
         try:
             data = wire.dumps(dict(message, id=self._next_id))
         except wire.WireError as exc:
             raise ChannelError(f"could not send the request: {exc}") from None
-        self._write(data, deadline)
-        reply = self._read(deadline)
-        self.check_scratch()
+        try:
+            self._write(data, deadline)
+            reply = self._read(deadline, rid=self._next_id)
+            self._watch()
+        finally:
+            self._cpu_deadline = None
         if reply.get("id") != self._next_id:
             raise ChannelError("the submission's process sent a message that answers no request "
                                "(its code wrote to the grader's channel)")

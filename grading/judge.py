@@ -9,16 +9,35 @@ calling it sends plain-data arguments to the student's process (:mod:`grading.ch
 and gets back plain data (:mod:`grading.wire`). No object of the student's ever reaches
 the judge, so nothing the student's code does to its own process can change a verdict.
 
-:func:`run_test_cell` runs one test cell against a session of :mod:`grading.engine`.
+:func:`run_test_cell` runs one test cell against the student's process, anything that offers
+the small :class:`StudentProcess` protocol (:class:`grading.session.Session` does).
 """
 import ast
 import builtins
 import contextlib
-import io
+from typing import Protocol
 
 from . import wire
+from .results import EVALUE_CHARS, CellError
 
-__all__ = ["Proxy", "Opaque", "StudentError", "CellStopped", "student_names", "run_test_cell"]
+__all__ = ["Proxy", "Opaque", "StudentError", "CellStopped", "StudentProcess", "student_names", "run_test_cell"]
+
+
+class StudentProcess(Protocol):
+    """What a test cell needs of the student's process (see :class:`grading.session.Session`)."""
+
+    def begin_cell(self, timeout):
+        """Start the limits of a test cell that may use ``timeout`` seconds of the student's CPU time."""
+
+    def bind(self, names):
+        """``{name: Proxy, plain value or Opaque}`` for those of ``names`` the submission defines."""
+
+    def call(self, name, args, kwargs):
+        """The plain-data result of the submission's function ``name``; raises :class:`StudentError` or
+        :class:`CellStopped`."""
+
+    def end_cell(self):
+        """The :class:`grading.results.CellError` that stopped the process during the cell, or None."""
 
 
 class StudentError(Exception):
@@ -95,42 +114,42 @@ def student_names(source, known=()):
 class CellStopped(BaseException):
     """The student's process was stopped during a test (time, death, a broken channel): the cell fails.
 
-    A BaseException, so that a test's own ``except Exception`` cannot swallow it.
+    A BaseException, so that a test's own ``except Exception`` cannot swallow it. ``error`` is
+    the :class:`grading.results.CellError` saying why.
     """
 
-    def __init__(self, ename, message):
-        super().__init__(message)
-        self.ename = ename
+    def __init__(self, error):
+        super().__init__(error.evalue)
+        self.error = error
 
 
-def run_test_cell(session, source, *, setup_namespace, timeout):
-    """Run one test cell's code in the judge against ``session`` (a :class:`grading.engine.Session`).
+def run_test_cell(process, source, *, setup_namespace, timeout):
+    """Run one test cell's code in the judge against the student's ``process`` (a :class:`StudentProcess`).
 
-    Returns ``(printed text, error dict or None)``; the printed text is capped at
-    :data:`grading.wire.MAX_TEXT` characters. Whatever stopped the student's process during
-    the test fails the cell, even when the test's code catches the error.
+    Returns ``(printed text, CellError or None)``; the printed text (the test's own prints)
+    is capped at :data:`grading.wire.MAX_TEXT` characters. Whatever stopped the student's
+    process during the test fails the cell, even when the test's code catches the error.
     """
-    session.begin_cell(timeout)
+    process.begin_cell(timeout)
     namespace = dict(setup_namespace)
     namespace["__name__"] = "__grading_test__"
-    printed = io.StringIO()
+    printed = wire.CappedText()
     error = None
     try:
         names = student_names(source, known=namespace)
-        namespace.update(session.bind(names))
+        namespace.update(process.bind(names))
         code = compile(source, "<test>", "exec")
         with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
             exec(code, namespace)
     except CellStopped as exc:
-        error = {"ename": exc.ename, "evalue": str(exc)}
+        error = exc.error
     except StudentError as exc:
-        error = {"ename": "StudentCodeError", "evalue": str(exc)}
+        error = CellError("StudentCodeError", str(exc))
     except Exception as exc:  # noqa: BLE001 - a failed test is any exception
-        error = {"ename": type(exc).__name__, "evalue": str(exc)}
-    if error is None:
-        session.end_test_cell()
-    if error is None and session.stopped is not None:   # the test caught it: the cell fails all the same
-        error = {"ename": session.stopped.ename, "evalue": str(session.stopped)}
+        error = CellError(type(exc).__name__, str(exc))
+    stopped = process.end_cell()
+    if stopped is not None and (error is None or not error.outcome.stopped):   # even when the test caught it
+        error = stopped
     if error is not None:
-        error = {"ename": wire.cap(error["ename"], 200), "evalue": wire.cap(error["evalue"].strip(), 4000)}
-    return wire.cap(printed.getvalue()), error
+        error = CellError(error.ename, error.evalue.strip(), outcome=error.outcome).capped(EVALUE_CHARS)
+    return printed.text(), error

@@ -11,24 +11,31 @@ Sanitizing (before anything runs):
   a symbolic link is not graded (nbgrader would grade the linked files as the student's);
 * :class:`TrustOnlyTheGradebook` — a cell's nbgrader metadata is taken from the gradebook,
   never from the submission: a cell under an unknown grade_id is the student's own code, a
-  known cell gets the gradebook's flags back (a flipped flag cannot make nbgrader fail).
+  known cell gets every key back from the gradebook (a flipped flag or a forged
+  ``cell_type`` cannot make nbgrader fail), and every text of the notebook is made valid
+  UTF-8 (a lone surrogate cannot make the graded notebook impossible to save).
 
-Autograding: :class:`CourseExecute` in place of nbgrader's ``Execute``.
+Autograding: :class:`CourseExecute` in place of nbgrader's ``Execute``; its options are the
+one place a submission's limits come from (:meth:`CourseExecute.limits`).
 
 Both steps end with :class:`CheckCellMetadata`, nbgrader's check of the cells' metadata
 with its JSON schema compiled once (nbgrader's recompiles it for every cell).
 """
+import hashlib
 import os
 from pathlib import Path
 
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Dict, Float, Integer
+from traitlets import Dict, Float, Integer, Unicode
 
+from . import wire
+from .context import course_secret
 from .engine import KernelDied, SubmissionRefused, execute_submission
+from .limits import GradingLimits
 from .withhold import withheld_names
 
 __all__ = ["CheckCellMetadata", "CourseExecute", "RefuseLinks", "TrustOnlyTheGradebook", "submission_folder",
-           "trusted_cells"]
+           "trusted_cells", "trusted_metadata"]
 
 
 def submission_folder(config, assignment, student):
@@ -121,23 +128,59 @@ class RefuseLinks(NbGraderPreprocessor):
         return nb, resources
 
 
+def trusted_metadata(db_url, notebook, assignment):
+    """``{grade_id: nbgrader metadata}`` of every cell the gradebook knows for ``notebook`` of ``assignment``.
+
+    Every key is the gradebook's: ``grade_id``, ``grade``, ``solution``, ``locked``, ``task``,
+    ``points``, ``cell_type`` and ``checksum`` (as released), ``schema_version`` 3. Empty when
+    the gradebook does not know the notebook.
+    """
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(db_url) as gb:
+        try:
+            book = gb.find_notebook(notebook, assignment)
+        except MissingEntry:
+            return {}
+        points = {c.name: float(c.max_score) for c in book.grade_cells}
+        tasks = {c.name: float(c.max_score) for c in book.task_cells}
+        solutions = {c.name for c in book.solution_cells}
+        known = {}
+        for c in book.source_cells:
+            meta = {"grade_id": c.name, "grade": c.name in points, "solution": c.name in solutions,
+                    "locked": bool(c.locked), "schema_version": 3, "cell_type": c.cell_type}
+            if c.name in tasks:
+                meta.update(task=True, points=tasks[c.name])
+            elif c.name in points:
+                meta["points"] = points[c.name]
+            if c.checksum:
+                meta["checksum"] = c.checksum
+            known[c.name] = meta
+    return known
+
+
+def valid_texts(node, depth=0):
+    """Make every string of a notebook (sources, outputs, metadata, keys) valid UTF-8, in place; return it."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    if depth > 64:
+        return node
+    for key, value in list(items):
+        if isinstance(value, str):
+            node[key] = wire.valid_text(value)
+        elif isinstance(value, (dict, list)):
+            valid_texts(value, depth + 1)
+        if isinstance(key, str) and isinstance(node, dict) and wire.valid_text(key) != key:
+            node[wire.valid_text(key)] = node.pop(key)
+    return node
+
+
 class TrustOnlyTheGradebook(NbGraderPreprocessor):
-    """Give every cell the nbgrader metadata the gradebook has for its grade_id (or none)."""
+    """Give every cell the nbgrader metadata the gradebook has for its grade_id (or none); make every text valid UTF-8."""
 
     def preprocess(self, nb, resources):
-        from nbgrader.api import Gradebook, MissingEntry
-
         info = resources["nbgrader"]
-        with Gradebook(info["db_url"]) as gb:
-            try:
-                book = gb.find_notebook(info["notebook"], info["assignment"])
-            except MissingEntry:
-                known = {}
-            else:
-                grades = {c.name: float(c.max_score) for c in book.grade_cells}
-                solutions = {c.name for c in book.solution_cells}
-                known = {c.name: {"grade": c.name in grades, "solution": c.name in solutions, "locked": c.locked,
-                                  "points": grades.get(c.name)} for c in book.source_cells}
+        valid_texts(nb)
+        known = trusted_metadata(info["db_url"], info["notebook"], info["assignment"])
         for cell in nb.cells:
             meta = cell.get("metadata", {})
             if "nbgrader" not in meta:
@@ -148,12 +191,7 @@ class TrustOnlyTheGradebook(NbGraderPreprocessor):
                 self.log.warning("cell %r is not in the gradebook: graded as the student's own code", gid)
                 del meta["nbgrader"]
                 continue
-            fixed = {k: v for k, v in nbg.items() if k in ("checksum", "cell_type", "schema_version")}
-            fixed.update(grade_id=gid, grade=known[gid]["grade"], solution=known[gid]["solution"],
-                         locked=known[gid]["locked"], schema_version=3)
-            if known[gid]["grade"]:
-                fixed["points"] = known[gid]["points"]
-            meta["nbgrader"] = fixed
+            meta["nbgrader"] = dict(known[gid])
         return nb, resources
 
 
@@ -162,21 +200,36 @@ class CourseExecute(NbGraderPreprocessor):
 
     The test cells come from the gradebook, the student's files from ``submitted/`` (links
     never followed), the functions withheld from ``course_lib`` from
-    ``source/<assignment>/course_lib_withheld.txt`` (:mod:`grading.withhold`), and the timeouts
-    from here (``c.CourseExecute.*`` in nbgrader_config.py). A cell's limit is the
-    assignment's entry in ``assignment_timeouts`` when it has one, else ``timeout``, which
-    defaults to ``c.Execute.timeout``.
+    ``source/<assignment>/course_lib_withheld.txt`` (:mod:`grading.withhold`), the seeds of the
+    hidden tests' data from the course's secret and the submission's digest
+    (:mod:`grading.context`), and the limits from here (``c.CourseExecute.*`` in
+    nbgrader_config.py, see :meth:`limits`). A cell's limit is the assignment's entry in
+    ``assignment_timeouts`` when it has one, else ``timeout``, which defaults to
+    ``c.Execute.timeout``; it counts CPU seconds of the student's process.
     """
 
-    timeout = Integer(10, help="Seconds a cell may run before it is stopped (it then earns 0 points).").tag(config=True)
+    timeout = Integer(10, help="CPU seconds a cell may use before it is stopped (it then earns 0 points).").tag(
+        config=True)
     assignment_timeouts = Dict(
         value_trait=Integer(),
-        help="Seconds a cell may run in the assignments named here ({assignment: seconds}), in place of timeout.",
+        help="CPU seconds a cell may use in the assignments named here ({assignment: seconds}), in place of timeout.",
     ).tag(config=True)
-    setup_timeout = Integer(120, help="Seconds allowed for the instructor's read-only cells.").tag(config=True)
-    replay_timeout = Integer(60, help="Seconds allowed to re-run the cells above a stopped cell.").tag(config=True)
+    setup_timeout = Integer(120, help="CPU seconds allowed for one of the instructor's read-only cells.").tag(
+        config=True)
+    replay_timeout = Integer(60, help="CPU seconds allowed to re-run the cells above a stopped cell.").tag(config=True)
     submission_timeout = Float(
         600, help="Wall-clock seconds for one submission, restarts included; when spent, the cells left score 0."
+    ).tag(config=True)
+    startup_timeout = Float(60, help="Wall-clock seconds for the student's process to start.").tag(config=True)
+    wall_factor = Float(
+        5, help="A cell's wall-clock backstop, as a multiple of its CPU limit (for code that sleeps or blocks)."
+    ).tag(config=True)
+    output_budget = Integer(
+        2_000_000, help="Characters of output kept for a whole notebook; beyond, outputs are left out with a note."
+    ).tag(config=True)
+    secret_file = Unicode(
+        "grading-secret.key", help="The course's secret that seeds the hidden tests' data (relative to the course "
+        "directory); made at the first grading, never committed, backed up with the gradebook."
     ).tag(config=True)
 
     def __init__(self, **kwargs):
@@ -186,32 +239,58 @@ class CourseExecute(NbGraderPreprocessor):
             self.timeout = int(execute["timeout"])
 
     def cell_timeout(self, assignment):
-        """Seconds a cell of ``assignment`` may run: its entry in ``assignment_timeouts``, else ``timeout``."""
+        """CPU seconds a cell of ``assignment`` may use: its entry in ``assignment_timeouts``, else ``timeout``."""
         return int(self.assignment_timeouts.get(assignment, self.timeout))
+
+    def limits(self, assignment):
+        """The :class:`grading.limits.GradingLimits` of a submission of ``assignment`` (the one place they come from)."""
+        return GradingLimits(timeout=self.cell_timeout(assignment), setup_timeout=self.setup_timeout,
+                             replay_timeout=self.replay_timeout, submission_timeout=self.submission_timeout,
+                             startup_timeout=self.startup_timeout, wall_factor=self.wall_factor,
+                             output_budget=self.output_budget)
+
+    def secret_path(self):
+        """Where the course's secret is (:attr:`secret_file` under the course directory)."""
+        from nbgrader.coursedir import CourseDirectory
+
+        return Path(CourseDirectory(config=self.config).root) / self.secret_file
+
+    def secret(self, *, create=True):
+        """The course's secret (made at the first grading; see :func:`grading.context.course_secret`)."""
+        return course_secret(self.secret_path(), create=create)
+
+    def settings(self, assignment):
+        """What a grade depends on besides the submission and ``source/``: the limits, and which secret seeds the data.
+
+        The autograder hashes it: when it changes, every submission is graded again.
+        """
+        return {"limits": self.limits(assignment).as_dict(),
+                "secret": hashlib.sha256(b"grading-secret\0" + self.secret()).hexdigest()[:16]}
 
     def arguments(self, resources):
         """The keyword arguments of :func:`execute_submission` for the notebook of ``resources``.
 
         (Also what :mod:`grading.scheduler` sends to a worker, with the files read as bytes.)
         """
+        from .scheduler import submission_digest
+
         info = resources.get("nbgrader", {})
         assignment, student = info.get("assignment"), info.get("student")
         folder = submission_folder(self.config, assignment, student)
         check_no_links(folder)
         tests, setups = trusted_cells(info["db_url"], info["notebook"], assignment)
         return {"files": folder, "tests": tests, "setups": setups, "assignment": assignment, "student": student,
-                "withheld": withheld_names(source_folder(self.config, assignment)),
-                "timeout": self.cell_timeout(assignment), "setup_timeout": self.setup_timeout,
-                "replay_timeout": self.replay_timeout, "submission_timeout": self.submission_timeout}
+                "submission": submission_digest(folder), "secret": self.secret(),
+                "withheld": withheld_names(source_folder(self.config, assignment)), "limits": self.limits(assignment)}
 
     def preprocess(self, nb, resources):
         info = resources.get("nbgrader", {})
         student = info.get("student")
         executed, report = execute_submission(nb, log=self.log, **self.arguments(resources))
-        for note in report["notes"]:
+        for note in report.notes:
             self.log.warning("%s: %s", student, note)
-        if report["status"] != "graded":
-            raise KernelDied(report["reason"])
+        if not report.graded:
+            raise KernelDied(report.reason)
         nb.cells = executed.cells
         resources.setdefault("grading", {})[info.get("notebook")] = report
         return nb, resources

@@ -1,18 +1,45 @@
 """``make regrade-check``: run one student's test cells again, exactly as the autograder did.
 
-The hidden tests draw their random data from a generator seeded by (assignment, student,
-test cell) (see :mod:`grading.context`), so running a submission's tests again gives the
-same data, the same verdicts and the same messages as its grading. This is how a disputed
-grade is looked at: the instructor replays the cell named in the feedback and sees the test
-fail (or pass) the same way, with the seed it used. Nothing is written: the gradebook, the
-autograded notebooks and the feedback stay as they are.
+The hidden tests draw their random data from a generator seeded by the course's secret,
+(assignment, student, test cell) and the submission's digest (see :mod:`grading.context`),
+and their limits count CPU time, not the machine's load; so running a submission's tests
+again — prepared by the very steps ``make autograde`` runs (:func:`grading.scheduler.prepare_job`:
+nbgrader's sanitizing, the gradebook's test cells, the same :class:`grading.limits.GradingLimits`)
+— gives the same data, the same verdicts and the same messages as its grading. This is how a
+disputed grade is looked at: the instructor replays the cell named in the feedback and sees
+the test fail (or pass) the same way, with the seed it used. Nothing is written: the
+gradebook, the autograded notebooks and the feedback stay as they are.
 """
-from pathlib import Path
-
-from .context import seed_for
+from .context import course_secret, seed_for
 from .course import Course, CourseError
 
-__all__ = ["regrade_check"]
+__all__ = ["regrade_check", "graded_seed"]
+
+
+def _secret(course):
+    from .preprocessors import CourseExecute
+
+    path = CourseExecute(config=course.config).secret_path()
+    try:
+        return course_secret(path)
+    except (FileNotFoundError, ValueError) as exc:
+        raise CourseError(str(exc)) from None
+
+
+def graded_seed(root, assignment, student, cell):
+    """The seed the grader gives test cell ``cell`` of the submission in ``submitted/<student>/<assignment>/``.
+
+    Examples
+    --------
+    A test that checks the seed named in a failing test's message::
+
+        assert f"seed {graded_seed(course, 'ps2_hoeffding', 'ada', cell)}" in message
+    """
+    from .scheduler import submission_digest
+
+    course = Course(root)
+    return seed_for(assignment, student, cell, submission=submission_digest(course.submitted_dir / student / assignment),
+                    secret=_secret(course))
 
 
 def regrade_check(root, assignment, student, cell=None, *, echo=None):
@@ -23,8 +50,7 @@ def regrade_check(root, assignment, student, cell=None, *, echo=None):
     root : path
         The course directory.
     assignment, student : str
-        Whose submission (``autograded/<student>/<assignment>/`` if it was autograded, else
-        ``submitted/<student>/<assignment>/``).
+        Whose submission (``submitted/<student>/<assignment>/``).
     cell : str, optional
         The grade_id of one test cell (as in the feedback); default every test cell.
     echo : callable, optional
@@ -35,44 +61,48 @@ def regrade_check(root, assignment, student, cell=None, *, echo=None):
     dict
         ``{grade_id: (seed, None or the failing test's message)}`` of the reported cells.
     """
-    import nbformat
+    from nbformat import from_dict
 
     from .cells import grade_id, is_test_cell
     from .engine import execute_submission
-    from .preprocessors import CourseExecute, trusted_cells
-    from .withhold import withheld_names
+    from .scheduler import prepare_job, submission_digest
 
     echo = echo or print
     course = Course(root)
     course.check_assignment(assignment)
-    folder = course.autograded_dir / student / assignment
+    folder = course.submitted_dir / student / assignment
     if not folder.is_dir():
-        folder = course.submitted_dir / student / assignment
-    if not folder.is_dir():
-        raise CourseError(f"no submission of {assignment!r} by {student!r}: expected "
-                          f"{course.submitted_dir / student / assignment}")
-    timeout = CourseExecute(config=course.config).cell_timeout(assignment)
+        raise CourseError(f"no submission of {assignment!r} by {student!r}: expected {folder}")
+    secret = _secret(course)
+    digest = submission_digest(folder)
+    graded = (course.read_status(assignment).get(student) or {}).get("digest")
+    if graded and graded != digest:
+        echo(f"{student}: {folder} changed since it was last graded; these are the tests of the submission as it is "
+             "now (make autograde grades it)")
+    cfg = course.nbgrader_config()
+    cfg.CourseDirectory.assignment_id = assignment
+    notebooks = [n for n in course.notebooks(assignment) if (folder / f"{n}.ipynb").is_file()]
+    for name in sorted(set(course.notebooks(assignment)) - set(notebooks)):
+        echo(f"{student}: no {name}.ipynb in {folder}")
+    job = prepare_job(cfg, course, assignment, student, notebooks)
     results, found = {}, False
-    for name in course.notebooks(assignment):
-        path = Path(folder) / f"{name}.ipynb"
-        if not path.is_file():
-            echo(f"{student}: no {path.name} in {folder}")
-            continue
-        nb = nbformat.read(str(path), as_version=4)
-        if cell is not None and cell not in [grade_id(c) for c in nb.cells if is_test_cell(c)]:
-            continue
+    for spec in job["notebooks"].values():
+        nb = from_dict(spec["notebook"])
+        ids = [grade_id(c) for c in nb.cells if is_test_cell(c)]
+        if cell is not None:
+            if cell not in ids:
+                continue
+            last = max(i for i, c in enumerate(nb.cells) if grade_id(c) == cell)
+            nb.cells = nb.cells[:last + 1]          # the cells below cannot change this one's verdict
         found = True
-        tests, setups = trusted_cells(course.db_url, name, assignment)      # the gradebook's, never the file's
-        done, _ = execute_submission(nb, files=folder, tests=tests, setups=setups, assignment=assignment,
-                                     student=student, timeout=timeout,
-                                     withheld=withheld_names(course.source_dir / assignment))
+        done, _ = execute_submission(nb, **spec["arguments"])
         for c in done.cells:
             gid = grade_id(c)
             if not is_test_cell(c) or (cell is not None and gid != cell):
                 continue
             errors = [o for o in c.get("outputs", []) if o.get("output_type") == "error"]
             message = errors[0].get("evalue") if errors else None
-            seed = seed_for(assignment, student, gid)
+            seed = seed_for(assignment, student, gid, submission=digest, secret=secret)
             results[gid] = (seed, message)
             if message is None:
                 echo(f"{gid} (seed {seed}): passed")

@@ -6,14 +6,20 @@ files. Each submission therefore runs inside `bubblewrap <https://github.com/con
 packaged by every Linux distribution (``apt-get install bubblewrap``), needing no daemon
 and no image, and starting in milliseconds. The student process gets
 
-* its own mount namespace holding only what Python needs, read-only: the system's
-  ``/usr``, the Python installation, the course's virtual environment and ``course_lib``
-  (plus the reference data directory when ``COURSE_DATA_DIR`` is set) — not ``source/``,
-  not the gradebook, not ``submitted/`` or ``autograded/``, not the instructor's home;
-* the submission's files read-only at ``/submission``, and one writable folder, ``/scratch``:
-  a private tmpfs of ``Limits.scratch_bytes`` into which the worker copies them (a fresh,
-  empty one at every start), and a private ``/tmp`` of the same size; nothing written there
-  reaches the instructor's disk;
+* its own mount namespace holding only what Python needs, read-only, at **fixed paths that do
+  not depend on where the course lives** (:class:`Layout`): the system's ``/usr``, the Python
+  installation at ``/sandbox/python``, a virtual environment at ``/sandbox/venv`` whose
+  packages are the course environment's (``/sandbox/packages``), ``course_lib`` and
+  ``grading`` at ``/sandbox/course`` (first on ``sys.path``) and the reference data directory
+  at ``/sandbox/data`` when ``COURSE_DATA_DIR`` is set — not ``source/``, not the gradebook,
+  not ``submitted/`` or ``autograded/``, not the instructor's home, and no folder of the
+  host's layout (a course checked out under ``/tmp`` does not show in the sandbox's ``/tmp``);
+* the submission's files read-only at ``/submission``, and two writable file systems only:
+  ``/scratch``, a private tmpfs of ``Limits.scratch_bytes`` into which the worker copies them
+  (a fresh, empty one at every start), and a private ``/tmp`` of the same size; the root and
+  ``/dev`` are read-only (whether grading runs as root or not), so nothing else can fill
+  memory, and the grader counts the files of those two (:mod:`grading.channel`); nothing
+  written reaches the instructor's disk;
 * no network (an empty network namespace), its own PID and IPC namespaces, a new session
   (no access to the instructor's terminal), no capabilities, and — when grading runs as
   root — an unprivileged user id (``nobody``), so that the process limit applies;
@@ -25,6 +31,7 @@ unprotected. The one explicit opt-out is the environment variable
 ``GRADING_SANDBOX=off``, for code you trust (e.g. your own reference solution on a
 machine without user namespaces).
 """
+import atexit
 import functools
 import os
 import pwd
@@ -129,22 +136,106 @@ def sandbox_mode():
     raise SandboxError(f"{ENV_VAR}={value!r} is not understood: use 'bwrap' (the default) or 'off'")
 
 
-def _python_paths():
-    """Folders the interpreter of this virtual environment needs, read-only."""
-    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.base_exec_prefix)}
-    exe = Path(sys.executable)
-    paths.add(exe.resolve().parent.parent)
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        try:
-            paths.add(Path(sysconfig.get_paths()[key]))
-        except KeyError:
-            pass
-    return paths
+INSIDE = "/sandbox"
+"""Inside the sandbox: where the interpreter, the environment, the course's code and its data are shown."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where this interpreter, its environment and the course's packages are shown inside the sandbox.
+
+    ``binds`` are ``(outside, inside)`` folders (and single files) shown read-only, ``links``
+    ``(inside, target)`` symbolic links made inside, ``python`` the interpreter's path inside,
+    ``env`` variables set inside. Built by :func:`layout` from this process's interpreter.
+    """
+
+    binds: tuple
+    links: tuple
+    python: str
+    env: tuple
+
+
+def _venv_config():
+    """``include-system-site-packages`` of this interpreter's virtual environment (True when there is none)."""
+    if sys.prefix == sys.base_prefix:
+        return True
+    try:
+        text = (Path(sys.prefix) / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        if key.strip().lower() == "include-system-site-packages":
+            return value.strip().lower() == "true"
+    return False
 
 
 @functools.cache
-def _package_dirs(names=("course_lib",)):
-    """Where the course's own packages live for the sandboxed interpreter.
+def layout():
+    """The :class:`Layout` of this interpreter (computed once per process).
+
+    The interpreter's installation is shown at ``/sandbox/python`` (or where it is, when it
+    lives in ``/usr``); a virtual environment of our own at ``/sandbox/venv``, made of a
+    ``pyvenv.cfg`` naming that installation and a ``site-packages`` whose one ``.pth`` file
+    puts ``/sandbox/course`` first on ``sys.path`` and adds the course environment's
+    packages (``/sandbox/packages``, their ``.pth`` files included); ``course_lib`` and
+    ``grading`` at ``/sandbox/course``. The files of our environment are written once into a
+    private temporary folder of this process.
+    """
+    base = Path(os.path.realpath(sys.base_prefix))
+    exe = Path(os.path.realpath(sys.executable))
+    if base not in exe.parents:
+        raise SandboxError(f"the interpreter {exe} does not live in its installation {base}; the sandbox cannot "
+                           f"show it at a fixed path (set {ENV_VAR}=off to grade without a sandbox)")
+    in_usr = base == Path("/usr") or Path("/usr") in base.parents
+    home = base if in_usr else Path(INSIDE, "python")
+    binds = [] if in_usr else [(base, home)]
+    env = [] if in_usr else [("LD_LIBRARY_PATH", str(home / "lib"))]
+    venv = Path(INSIDE, "venv")
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    site_inside = {Path(sysconfig.get_path(k, vars={"base": str(venv), "platbase": str(venv),
+                                                      "installed_base": str(venv), "installed_platbase": str(venv)}))
+                   for k in ("purelib", "platlib")}
+    own = Path(tempfile.mkdtemp(prefix="grading-sandbox-"))
+    atexit.register(shutil.rmtree, own, ignore_errors=True)
+    (own / "site-packages").mkdir()
+    (own / "pyvenv.cfg").write_text(f"home = {home / exe.relative_to(base).parent}\n"
+                                    f"include-system-site-packages = {str(_venv_config()).lower()}\n"
+                                    f"version = {version}\n")
+    packages = []
+    if sys.prefix != sys.base_prefix:          # the course's virtual environment: its packages
+        for key in ("purelib", "platlib"):
+            path = Path(os.path.realpath(sysconfig.get_paths()[key]))
+            if path.is_dir() and path not in packages:
+                packages.append(path)
+    inside_packages = [Path(INSIDE, "packages" if i == 0 else f"packages-{i}") for i in range(len(packages))]
+    course = Path(INSIDE, "course")
+    first, rest = str(course), [str(p) for p in inside_packages]
+    (own / "site-packages" / "_grading_sandbox.pth").write_text(
+        f"import sys, site; sys.path.insert(0, {first!r}) if {first!r} not in sys.path else None; "
+        f"list(map(site.addsitedir, {rest!r}))\n")
+    for path in [own, own / "site-packages"]:
+        os.chmod(path, 0o755)
+    for path in (own / "pyvenv.cfg", own / "site-packages" / "_grading_sandbox.pth"):
+        os.chmod(path, 0o644)
+    binds.append((own / "pyvenv.cfg", venv / "pyvenv.cfg"))
+    binds += [(own / "site-packages", path) for path in sorted(site_inside)]
+    binds += list(zip(packages, inside_packages, strict=True))
+    for name, folder in sorted(package_dirs(("course_lib", "grading")).items()):
+        binds.append((folder, course / name))
+    python = venv / "bin" / f"python{version}"
+    links = [(python, home / exe.relative_to(base))]
+    data = os.environ.get("COURSE_DATA_DIR")
+    if data and Path(data).is_dir():
+        binds.append((Path(os.path.realpath(data)), Path(INSIDE, "data")))
+        env.append(("COURSE_DATA_DIR", str(Path(INSIDE, "data"))))
+    return Layout(binds=tuple((Path(a), Path(b)) for a, b in binds), links=tuple(links), python=str(python),
+                  env=tuple(env))
+
+
+@functools.cache
+def package_dirs(names=("course_lib",)):
+    """``{name: folder}`` of the course's own packages, as a fresh interpreter of this environment finds them.
 
     Asked of a fresh ``python -I`` (as the worker is started), not of this process: here the
     current folder may shadow the installed package (``python -m`` from a course copy).
@@ -152,22 +243,19 @@ def _package_dirs(names=("course_lib",)):
     code = ("import importlib.util as u, sys\n"
             "for n in sys.argv[1:]:\n"
             "    s = u.find_spec(n)\n"
-            "    print('\\n'.join((s.submodule_search_locations or []) if s else []))")
+            "    locations = (s.submodule_search_locations or []) if s else []\n"
+            "    print(n, locations[0] if locations else '', sep='\\t')")
     try:
         out = subprocess.run([sys.executable, "-I", "-c", code, *names], capture_output=True, text=True,
                              timeout=60, cwd="/").stdout
     except (OSError, subprocess.TimeoutExpired):
         out = ""
-    return {Path(line) for line in out.splitlines() if line.strip()}
-
-
-def _minimal(paths):
-    """Drop paths that lie inside another path of the set."""
-    out = []
-    for p in sorted({Path(os.path.realpath(p)) for p in paths if Path(p).exists()}, key=lambda p: len(p.parts)):
-        if not any(p == q or q in p.parents for q in out):
-            out.append(p)
-    return out
+    found = {}
+    for line in out.splitlines():
+        name, _, folder = line.partition("\t")
+        if folder.strip():
+            found[name] = Path(os.path.realpath(folder.strip()))
+    return found
 
 
 @dataclass
@@ -178,10 +266,11 @@ class Sandbox:
     ----------
     limits : Limits
         Resource limits.
-    extra_ro : list of Path
-        More folders to show read-only (e.g. the reference data directory).
     mode : {"bwrap", "off"}, optional
         Default: :func:`sandbox_mode`.
+    course_lib : path, optional
+        A folder shown in place of the ``course_lib`` package (e.g. a copy with an
+        assignment's exercises withheld, :mod:`grading.withhold`).
 
     Examples
     --------
@@ -191,37 +280,23 @@ class Sandbox:
     """
 
     limits: Limits = field(default_factory=Limits)
-    extra_ro: list = field(default_factory=list)
     mode: str = field(default_factory=sandbox_mode)
-    overlays: dict = field(default_factory=dict)
-    """``{path inside: folder outside}``: folders shown read-only in place of others (e.g. a withheld course_lib)."""
+    course_lib: Path | None = None
 
     def __post_init__(self):
         if self.mode not in ("bwrap", "off"):
             raise SandboxError(f"mode must be 'bwrap' or 'off'; got {self.mode!r}")
-        data = os.environ.get("COURSE_DATA_DIR")
-        if data and Path(data).is_dir():
-            self.extra_ro = list(self.extra_ro) + [Path(data)]
         self._checked = False
 
     # -- the command line ------------------------------------------------------------
     def readonly_paths(self):
-        """Every folder bound read-only into the sandbox."""
-        if getattr(self, "_readonly", None) is None:
-            system = [Path(p) for p in ("/usr", "/etc/alternatives", "/etc/ssl", "/etc/localtime") if Path(p).exists()]
-            packages = _package_dirs(("course_lib", "grading"))
-            self._readonly = _minimal(system + list(_python_paths()) + list(packages) + list(self.extra_ro))
-        return self._readonly
-
-    def links(self):
-        """``{path: target}``: the interpreter's paths that are symbolic links, recreated as links inside."""
-        out = {}
-        for p in (Path(sys.prefix), Path(sys.executable).parent):
-            p = Path(os.path.abspath(p))
-            for q in [p] + list(p.parents):
-                if q.is_symlink():
-                    out[q] = Path(os.path.realpath(q))
-        return out
+        """Every ``(outside, inside)`` folder or file shown read-only in the sandbox."""
+        system = [(Path(p), Path(p)) for p in ("/usr", "/etc/alternatives", "/etc/ssl", "/etc/localtime")
+                  if Path(p).exists()]
+        binds = list(layout().binds)
+        if self.course_lib is not None:          # last: it covers the real package
+            binds.append((Path(self.course_lib), Path(INSIDE, "course", "course_lib")))
+        return system + binds
 
     def _unprivileged_user(self, uid=None):
         if uid is not None:
@@ -233,12 +308,12 @@ class Sandbox:
             return 65534, 65534
 
     def command(self, argv, *, workdir=None, submission=None, uid=None):
-        """The command that runs ``argv`` in the sandbox.
+        """The command that runs ``argv`` in the sandbox (``argv[0] == sys.executable``: this interpreter).
 
         With ``submission`` (a folder), that folder is shown read-only at :data:`SUBMISSION` and the
         process works in :data:`SCRATCH`, a private tmpfs of ``limits.scratch_bytes``: nothing it
         writes reaches the instructor's disk, and a fresh start finds it empty. With ``workdir``,
-        that folder is bound writable as the working directory instead.
+        that folder is bound writable at :data:`SCRATCH` as the working directory instead.
 
         As root the process drops to ``uid`` (default: ``nobody``); see :func:`fresh_uid`.
         """
@@ -246,54 +321,54 @@ class Sandbox:
             raise TypeError("command() takes exactly one of workdir= and submission=")
         if self.mode == "off":
             return list(argv)
+        argv = list(argv)
+        if argv and argv[0] == sys.executable:
+            argv[0] = layout().python
         size = str(self.limits.scratch_bytes)
         cmd = ["bwrap", "--die-with-parent", "--new-session",
                "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                "--hostname", "grading",
-               "--proc", "/proc", "--dev", "/dev",
+               "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
                "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
                "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
                "--symlink", "usr/sbin", "/sbin"]
         if Path("/usr/lib64").exists():
             cmd += ["--symlink", "usr/lib64", "/lib64"]
-        made = {"/", "/tmp", "/proc", "/dev", "/bin", "/lib", "/lib64", "/sbin"}
-        binds = [(p, p, "--ro-bind") for p in self.readonly_paths()]
-        if workdir is not None:
-            workdir = str(Path(workdir).resolve())
-            binds.append((Path(workdir), Path(workdir), "--bind"))
-        else:
-            binds.append((Path(submission).resolve(), Path(SUBMISSION), "--ro-bind"))
-            workdir = SCRATCH
+        made = {"/", "/tmp", "/proc", "/dev", "/bin", "/lib", "/lib64", "/sbin", "/usr"}
 
         def parents(path):
             out = []
             for parent in reversed(path.parents):
-                if str(parent) not in made and not str(parent).startswith("/usr"):
+                if str(parent) not in made and not str(parent).startswith("/usr/"):
                     out += ["--perms", "0755", "--dir", str(parent)]
                     made.add(str(parent))
             return out
 
-        for source, dest, how in binds:
-            cmd += parents(dest) + [how, str(source), str(dest)]
-            made.add(str(dest))
-        for link, target in self.links().items():      # e.g. a .venv that is a symbolic link
-            cmd += parents(link) + ["--symlink", str(target), str(link)]
-            made.add(str(link))
-        for inside, outside in self.overlays.items():   # last, so that they cover what was bound above
-            cmd += parents(Path(inside)) + ["--ro-bind", str(outside), str(inside)]
-        if workdir == SCRATCH:
-            cmd += ["--perms", "1777", "--size", size, "--tmpfs", SCRATCH]
-        cmd += ["--chdir", workdir, "--setenv", "HOME", workdir, "--setenv", "TMPDIR", "/tmp",
+        for outside, inside in self.readonly_paths():
+            cmd += parents(inside) + ["--ro-bind", str(outside), str(inside)]
+            made.add(str(inside))
+        for inside, target in layout().links:
+            cmd += parents(inside) + ["--symlink", str(target), str(inside)]
+            made.add(str(inside))
+        if submission is not None:
+            cmd += ["--ro-bind", str(Path(submission).resolve()), SUBMISSION,
+                    "--perms", "1777", "--size", size, "--tmpfs", SCRATCH]
+        else:
+            cmd += ["--bind", str(Path(workdir).resolve()), SCRATCH]
+        cmd += ["--remount-ro", "/",        # nothing but /tmp and the scratch folder is writable
+                "--chdir", SCRATCH, "--setenv", "HOME", SCRATCH, "--setenv", "TMPDIR", "/tmp",
                 "--setenv", "MPLCONFIGDIR", "/tmp", "--setenv", "MPLBACKEND", "Agg",
                 "--setenv", "OPENBLAS_NUM_THREADS", "1", "--setenv", "OMP_NUM_THREADS", "1",
-                "--setenv", "MKL_NUM_THREADS", "1", "--unsetenv", "COURSE_DATA_DIR_SECRET"]
+                "--setenv", "MKL_NUM_THREADS", "1"]
+        for key, value in layout().env:
+            cmd += ["--setenv", key, value]
         if os.geteuid() == 0:
             uid, gid = self._unprivileged_user(uid)
             cmd += ["--", "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
                     "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
         else:
             cmd += ["--unshare-user", "--cap-drop", "ALL", "--"]
-        return cmd + list(argv)
+        return cmd + argv
 
     def prepare_workdir(self, workdir, uid=None):
         """Make ``workdir`` writable by the sandbox user."""
@@ -337,7 +412,10 @@ class Sandbox:
             return
         off = f"set {ENV_VAR}=off to grade WITHOUT a sandbox (only for code you trust)"
         bwrap = shutil.which("bwrap")
-        key = (bwrap, tuple(self.readonly_paths()), tuple(sorted(self.links().items())), os.geteuid())
+        try:
+            key = (bwrap, tuple(self.readonly_paths()), layout().links, os.geteuid())
+        except SandboxError as exc:
+            raise SandboxError(f"{exc}") from None
         if key in _CHECKED:
             self._checked = True
             return
@@ -372,8 +450,9 @@ class Sandbox:
                 if "execvp" in run.stderr or "No such file or directory" in why:
                     raise SandboxError(
                         f"the interpreter {sys.executable} is not visible inside the sandbox ({why}); the sandbox "
-                        f"shows {', '.join(map(str, self.readonly_paths()))} read-only. Is a parent folder of the "
-                        f"environment a symbolic link or a mount the sandbox does not show? Or {off}.")
+                        f"shows it at {layout().python} and shows "
+                        f"{', '.join(f'{a} at {b}' for a, b in self.readonly_paths())} read-only. Is the "
+                        f"interpreter's installation incomplete or on a mount the sandbox cannot show? Or {off}.")
                 if "ModuleNotFoundError" in run.stderr or "ImportError" in run.stderr:
                     raise SandboxError(f"Python starts in the sandbox but cannot import what grading needs ({why}): "
                                        f"is course_lib installed in {sys.prefix} (`make setup`)? Or {off}.")

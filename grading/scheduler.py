@@ -294,7 +294,7 @@ def execute_job(job):
     out = {}
     for name, spec in job["notebooks"].items():
         executed, report = execute_submission(spec["notebook"], **spec["arguments"])
-        out[name] = {"notebook": json.loads(json.dumps(executed)), "report": report}
+        out[name] = {"notebook": json.loads(json.dumps(executed)), "report": report.to_dict()}
     return out
 
 

@@ -11,7 +11,9 @@ are None, bool, int, float, str, lists, dicts with string keys, tuples
 Everything that comes from the student's side is treated as hostile: :func:`decode`
 refuses what is not plain data (object arrays, shapes that do not match their bytes,
 nesting too deep, arrays too large) with :class:`WireError`, and never builds an object
-of the student's.
+of the student's. Every string that crosses is valid UTF-8: a lone surrogate (which JSON can
+carry, and Python's ``print('\\udcff')`` writes) becomes U+FFFD, so that no text of the
+student's can make a notebook impossible to save.
 
 Examples
 --------
@@ -20,9 +22,12 @@ Examples
 (1, 2)
 """
 import base64
+import io
 import json
+import re
 
-__all__ = ["WireError", "MAX_MESSAGE", "MAX_DEPTH", "MAX_TEXT", "encode", "decode", "dumps", "loads", "cap"]
+__all__ = ["WireError", "MAX_MESSAGE", "MAX_DEPTH", "MAX_TEXT", "encode", "decode", "dumps", "loads", "cap",
+           "valid_text", "CappedText"]
 
 MAX_MESSAGE = 32 * 1024**2
 """Bytes of one message (one JSON line); a longer one is refused."""
@@ -34,6 +39,7 @@ MAX_TEXT = 20_000
 """Characters of printed output (and of an error's traceback) kept per cell."""
 
 _KINDS = "biuf"           # bool, signed and unsigned int, float
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class WireError(ValueError):
@@ -52,6 +58,51 @@ def cap(text, limit=MAX_TEXT):
     if len(text) <= limit:
         return text
     return text[:limit] + f"\n... ({len(text) - limit} more characters not shown)\n"
+
+
+def valid_text(text):
+    """``text`` with every lone surrogate replaced by U+FFFD (so that it encodes as UTF-8).
+
+    Examples
+    --------
+    >>> valid_text("ok \\udcff").encode("utf-8")
+    b'ok \\xef\\xbf\\xbd'
+    """
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+class CappedText(io.TextIOBase):
+    """A text stream that keeps the first ``limit`` characters and counts the rest (never holds more).
+
+    Examples
+    --------
+    >>> out = CappedText(5)
+    >>> _ = out.write("abcdefgh")
+    >>> out.text()
+    'abcde\\n... (3 more characters of output not shown)\\n'
+    """
+
+    def __init__(self, limit=None):
+        self.limit = MAX_TEXT if limit is None else limit
+        self.parts, self.size, self.dropped = [], 0, 0
+
+    def writable(self):
+        return True
+
+    def write(self, s):
+        s = str(s)
+        room = self.limit - self.size
+        if room > 0:
+            self.parts.append(s[:room])
+            self.size += min(len(s), room)
+        self.dropped += max(0, len(s) - max(room, 0))
+        return len(s)
+
+    def text(self):
+        out = "".join(self.parts)
+        if self.dropped:
+            out += f"\n... ({self.dropped} more characters of output not shown)\n"
+        return out
 
 
 def encode(obj, *, lenient=False, depth=0):
@@ -172,4 +223,20 @@ def loads(line):
         raise WireError("the message is not JSON") from None
     if type(message) is not dict:
         raise WireError("the message is not a JSON object")
+    # a lone surrogate comes as an escape (\\udcff) or as its raw bytes (ED B3 BF, which json decodes)
+    if not isinstance(line, (bytes, bytearray)) or b"\\u" in line or b"\xed" in line:
+        message = _valid(message)
     return message
+
+
+def _valid(obj, depth=0):
+    """``obj`` (parsed JSON) with every string made valid UTF-8 (keys too)."""
+    if isinstance(obj, str):
+        return valid_text(obj)
+    if depth > MAX_DEPTH + 2:
+        return obj
+    if isinstance(obj, list):
+        return [_valid(v, depth + 1) for v in obj]
+    if isinstance(obj, dict):
+        return {valid_text(k): _valid(v, depth + 1) for k, v in obj.items()}
+    return obj

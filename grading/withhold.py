@@ -83,9 +83,9 @@ def withheld_names(folder):
 
 def course_lib_dir():
     """The folder of the ``course_lib`` package that the student's process imports."""
-    from .sandbox import _package_dirs
+    from .sandbox import package_dirs
 
-    dirs = sorted(_package_dirs(("course_lib",)))
+    dirs = [package_dirs(("course_lib",)).get("course_lib")] if package_dirs(("course_lib",)) else []
     if not dirs:
         spec = importlib.util.find_spec("course_lib")
         dirs = list(spec.submodule_search_locations or []) if spec else []

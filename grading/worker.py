@@ -12,22 +12,30 @@ descriptors 1 and 2 go to ``/dev/null``), so nothing the student prints is taken
 Nothing here enforces a limit: the student's code can change anything in this process, so
 every bound (time, size of messages, files in the scratch space) is kept by the grader.
 
-Requests:
+Requests (one handler each, in :data:`OPS`):
 
-* ``{"op": "exec", "source": ...}`` — run a cell's code in the submission's namespace;
-  reply with what it printed and the error, if any;
+* ``{"op": "exec", "source": ..., "cell": n, "statements": k}`` — run a cell's code in the
+  submission's namespace, one top-level statement after another, the first ``k`` only when
+  ``statements`` is given (how the grader replays a stopped cell: what ran before it stopped,
+  nothing after). IPython syntax (``%magic``, ``!cmd``) is turned into Python here, in the
+  sandbox, under the cell's limits. Before each statement the worker writes a progress line
+  ``{"id": ..., "progress": i}``: when the grader stops the cell, the last one names the
+  statement that was running. Reply: what it printed and the error, if any;
 * ``{"op": "describe", "names": [...]}`` — for each name: ``callable``, ``value`` (with the
   value as plain data), ``missing`` or ``other``;
 * ``{"op": "call", "name": ..., "args": [...], "kwargs": {...}}`` — call a function of the
   submission with plain-data arguments; reply with its result as plain data and, under
   ``changed``, the arguments (arrays, lists, dicts) the call modified in place, so that the
-  grader can make the caller's objects what they would be in Jupyter.
+  grader can make the caller's objects what they would be in Jupyter;
+* ``{"op": "ping"}`` — answer at once (the grader checks that the process is in step).
 
 Whatever the student's code returns is turned into plain data here; the grader never sees an
 object of the student's. The student's code can write to the reply pipe itself; the grader
-treats every reply as hostile (:mod:`grading.channel`).
+treats every reply (and every progress line) as hostile (:mod:`grading.channel`).
 """
-import io
+import __future__
+
+import ast
 import os
 import shutil
 import sys
@@ -36,44 +44,27 @@ import traceback
 from grading import wire
 
 SUBMISSION = os.environ.get("GRADING_SUBMISSION", "/submission")
-
-
-class _Capped(io.TextIOBase):
-    """A text stream that keeps the first ``wire.MAX_TEXT`` characters and counts the rest."""
-
-    def __init__(self):
-        self.parts, self.size, self.dropped = [], 0, 0
-
-    def writable(self):
-        return True
-
-    def write(self, s):
-        s = str(s)
-        room = wire.MAX_TEXT - self.size
-        if room > 0:
-            self.parts.append(s[:room])
-            self.size += min(len(s), room)
-        self.dropped += max(0, len(s) - max(room, 0))
-        return len(s)
-
-    def text(self):
-        out = "".join(self.parts)
-        if self.dropped:
-            out += f"\n... ({self.dropped} more characters of output not shown)\n"
-        return out
+_FUTURE_FLAGS = sum(getattr(__future__, name).compiler_flag for name in __future__.all_feature_names)
+ENAME_CHARS, EVALUE_CHARS, TRACEBACK_CHARS, FRAMES = 200, 2_000, 6_000, 20
+"""How much of a student's exception the worker sends (the grader caps again)."""
 
 
 def _error(exc, skip=0):
     try:
         tb = traceback.extract_tb(exc.__traceback__)[skip:]
-        frames = [f for f in tb if str(f.filename).startswith("<cell")][-20:]
+        frames = [f for f in tb if str(f.filename).startswith("<cell")][-FRAMES:]
         lines = traceback.format_list(frames) if frames else []
         lines += traceback.format_exception_only(type(exc), exc)
         text = "".join(lines)
         evalue = str(exc)
-    except BaseException:  # noqa: BLE001 - a student's exception may fail to print itself
+    except BaseException:  # a student's exception may fail to print itself
         text, evalue = f"{type(exc).__name__}: (its message could not be shown)", ""
-    return {"ename": type(exc).__name__[:200], "evalue": evalue[:2000], "traceback": text[-6000:]}
+    return {"ename": type(exc).__name__[:ENAME_CHARS], "evalue": evalue[:EVALUE_CHARS],
+            "traceback": text[-TRACEBACK_CHARS:]}
+
+
+def _failure(ename, evalue, traceback_text=""):
+    return {"ename": ename, "evalue": evalue, "traceback": traceback_text}
 
 
 class _Shell:
@@ -166,6 +157,98 @@ def _changed(before, args, kwargs):
     return out
 
 
+class _State:
+    """The submission's namespace and the worker's private end of the reply pipe."""
+
+    def __init__(self, rpc):
+        self.rpc = rpc
+        shell = _Shell()
+        self.namespace = {"__name__": "__main__", "__builtins__": __builtins__,
+                          "get_ipython": lambda: shell, "display": lambda *a, **k: None}
+        self.cells = 0
+        self.future = 0          # __future__ flags set by the cells so far, as in IPython
+
+    def reply(self, message):
+        try:
+            data = wire.dumps(message)
+        except (TypeError, ValueError) as exc:
+            data = wire.dumps({"id": message.get("id"), "stdout": "",
+                               "error": _failure("TypeError", str(exc)[:300])})
+        self.rpc.write(data)
+
+
+def _exec(state, req, answer):
+    """Run a cell's code (its first ``statements`` top-level statements when given), one statement at a time."""
+    state.cells += 1
+    name = f"<cell {req.get('cell', state.cells)}>"
+    upto = req.get("statements")
+    try:
+        tree = ast.parse(_transform(req["source"]), name, "exec")
+        body = tree.body if upto is None else tree.body[:max(0, int(upto))]
+        for i, node in enumerate(body):
+            state.reply({"id": req.get("id"), "progress": i})
+            module = ast.Module(body=[node], type_ignores=[])
+            code = compile(module, name, "exec", flags=state.future, dont_inherit=True)
+            state.future |= code.co_flags & _FUTURE_FLAGS
+            exec(code, state.namespace)
+        answer["error"] = None
+    except SystemExit as exc:
+        answer["error"] = _failure("SystemExit", str(exc.code)[:200], "SystemExit: the cell called sys.exit()")
+    except BaseException as exc:  # the student's code may raise anything
+        answer["error"] = _error(exc)
+
+
+def _describe(state, req, answer):
+    kinds, values = {}, {}
+    for name in req["names"]:
+        if name not in state.namespace:
+            kinds[name] = "missing"
+            continue
+        obj = state.namespace[name]
+        try:
+            if callable(obj):
+                kinds[name] = "callable"
+                continue
+            values[name] = wire.encode(obj, lenient=True)
+            kinds[name] = "value"
+        except BaseException as exc:
+            kinds[name] = "other"
+            values[name] = str(exc)[:300] if isinstance(exc, Exception) else "not plain data"
+    answer.update(kinds=kinds, values=values)
+
+
+def _call(state, req, answer):
+    func = state.namespace.get(req["name"])
+    if func is None or not callable(func):
+        answer["error"] = _failure("NameError", f"name {req['name']!r} is not defined")
+        return
+    args, kwargs = wire.decode(req["args"]), wire.decode(req["kwargs"])
+    before = _snapshot(args, kwargs)
+    try:
+        result = func(*args, **kwargs)
+    except BaseException as exc:
+        answer["error"] = _error(exc, skip=1)
+    else:
+        try:
+            answer["result"] = wire.encode(result, lenient=True)
+            answer["error"] = None
+        except BaseException as exc:
+            answer["error"] = _failure("TypeError", f"{req['name']} returned {str(exc)[:300]}")
+    # what the function did to its arguments, as Jupyter's caller would see it
+    try:
+        answer["changed"] = _changed(before, args, kwargs)
+    except BaseException as exc:
+        answer["error"] = _failure("TypeError", f"{req['name']} left an argument holding {str(exc)[:300]}")
+
+
+def _ping(state, req, answer):
+    answer["error"] = None
+
+
+OPS = {"exec": _exec, "describe": _describe, "call": _call, "ping": _ping}
+"""The requests the worker answers, by ``op``."""
+
+
 def main():
     rpc = os.fdopen(os.dup(1), "wb", buffering=0)
     requests = os.fdopen(os.dup(0), "rb")
@@ -173,105 +256,36 @@ def main():
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     sys.stdin = open(os.devnull)
-
-    def reply(message):
-        try:
-            data = wire.dumps(message)
-        except (TypeError, ValueError) as exc:
-            data = wire.dumps({"id": message.get("id"), "stdout": "",
-                               "error": {"ename": "TypeError", "evalue": str(exc)[:300], "traceback": ""}})
-        rpc.write(data)
-
+    state = _State(rpc)
     try:
         _copy_submission()
     except OSError as exc:
-        reply({"ready": False, "error": f"the submission's files could not be copied: {exc}"})
+        state.reply({"ready": False, "error": f"the submission's files could not be copied: {exc}"})
         return
     sys.path.insert(0, os.getcwd())
     if os.environ.get("GRADING_FIRST_ON_PATH"):   # no sandbox: a withheld course_lib comes first
         sys.path.insert(0, os.environ["GRADING_FIRST_ON_PATH"])
-    shell = _Shell()
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__,
-                 "get_ipython": lambda: shell, "display": lambda *a, **k: None}
-    counter = 0
-    reply({"ready": True})
+    state.reply({"ready": True})
     for line in requests:
         try:
             req = wire.loads(line)
         except wire.WireError:
             continue
-        out = _Capped()
+        out = wire.CappedText()
         sys.stdout = sys.stderr = out
-        op = req.get("op")
         answer = {"id": req.get("id")}
         try:
-            if op == "exec":
-                counter += 1
-                name = f"<cell {req.get('cell', counter)}>"
-                try:
-                    code = compile(_transform(req["source"]), name, "exec")
-                    exec(code, namespace)
-                    answer["error"] = None
-                except BaseException as exc:  # noqa: BLE001 - the student's code may raise anything
-                    if isinstance(exc, SystemExit):
-                        answer["error"] = {"ename": "SystemExit", "evalue": str(exc.code)[:200],
-                                           "traceback": "SystemExit: the cell called sys.exit()"}
-                    else:
-                        answer["error"] = _error(exc)
-            elif op == "describe":
-                kinds, values = {}, {}
-                for name in req["names"]:
-                    if name not in namespace:
-                        kinds[name] = "missing"
-                        continue
-                    obj = namespace[name]
-                    try:
-                        if callable(obj):
-                            kinds[name] = "callable"
-                            continue
-                        values[name] = wire.encode(obj, lenient=True)
-                        kinds[name] = "value"
-                    except BaseException as exc:  # noqa: BLE001
-                        kinds[name] = "other"
-                        values[name] = str(exc)[:300] if isinstance(exc, Exception) else "not plain data"
-                answer.update(kinds=kinds, values=values)
-            elif op == "call":
-                func = namespace.get(req["name"])
-                if func is None or not callable(func):
-                    answer["error"] = {"ename": "NameError", "evalue": f"name {req['name']!r} is not defined",
-                                       "traceback": ""}
-                else:
-                    args, kwargs = wire.decode(req["args"]), wire.decode(req["kwargs"])
-                    before = _snapshot(args, kwargs)
-                    try:
-                        result = func(*args, **kwargs)
-                    except BaseException as exc:  # noqa: BLE001
-                        answer["error"] = _error(exc, skip=1)
-                    else:
-                        try:
-                            answer["result"] = wire.encode(result, lenient=True)
-                            answer["error"] = None
-                        except BaseException as exc:  # noqa: BLE001
-                            answer["error"] = {"ename": "TypeError",
-                                               "evalue": f"{req['name']} returned {str(exc)[:300]}",
-                                               "traceback": ""}
-                    # what the function did to its arguments, as Jupyter's caller would see it
-                    try:
-                        answer["changed"] = _changed(before, args, kwargs)
-                    except BaseException as exc:  # noqa: BLE001
-                        answer["error"] = {"ename": "TypeError",
-                                           "evalue": f"{req['name']} left an argument holding {str(exc)[:300]}",
-                                           "traceback": ""}
-            elif op == "ping":
-                answer["error"] = None
+            handler = OPS.get(req.get("op"))
+            if handler is None:
+                answer["error"] = _failure("ProtocolError", f"unknown op {req.get('op')!r}")
             else:
-                answer["error"] = {"ename": "ProtocolError", "evalue": f"unknown op {op!r}", "traceback": ""}
-        except BaseException as exc:  # noqa: BLE001 - never leave a request unanswered
+                handler(state, req, answer)
+        except BaseException as exc:  # never leave a request unanswered
             answer["error"] = _error(exc)
         finally:
             sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
         answer["stdout"] = out.text()
-        reply(answer)
+        state.reply(answer)
 
 
 if __name__ == "__main__":

@@ -39,10 +39,11 @@ BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networkin
 HOW_TO_INSTALL = ("no Chromium for the browser tests: install Debian's package (apt-get install chromium) "
                   "or Playwright's browser (.venv/bin/python -m playwright install chromium); "
                   "set COURSE_REQUIRE_BROWSER=1 to make its absence a failure")
-# What a copy of the course leaves out: environment, version control, caches, grading state.
+# What a copy of the course leaves out: environment, version control, caches, grading state, the
+# website's build (written while the tests run).
 NOT_COPIED = shutil.ignore_patterns(".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info",
                                     ".ipynb_checkpoints", "browser-screenshots", "submitted", "autograded",
-                                    "feedback", "gradebook.db*", "grades.csv", "grades-*")
+                                    "feedback", "gradebook.db*", "grades.csv", "grades-*", "build")
 MODES = {"student": "lab", "instructor": "lab-instructor"}
 # How long a test waits for a state of the page or the server before it fails. Tests wait for
 # the state itself (Playwright's auto-waiting, the server's own output and responses), never a

@@ -197,3 +197,15 @@ def test_the_course_homework_files_hw1_18(name, plus, minus):
     X, y = load_labeled_points(homework_file(name))
     assert X.shape == (500, 4)
     assert (int(np.sum(y == 1)), int(np.sum(y == -1))) == (plus, minus)
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("name, rows, plus", [("in.dta", 35, 20), ("out.dta", 250, 132)])
+def test_the_learning_from_data_homework_files_in_and_out(name, rows, plus):
+    """Found in the reference folder, checked against the published SHA-256, read as points of the plane."""
+    if not _REFERENCE:
+        pytest.skip(f"{DATA_DIR_ENV} is not set; point it at the reference data folder (../shared/data) to run this test")
+    X, y = cl.load_homework(name, data_dir=_REFERENCE, download=False)
+    assert X.shape == (rows, 2) and int(np.sum(y == 1)) == plus and int(np.sum(y == -1)) == rows - plus
+    with pytest.raises(ValueError, match="name must be one of"):
+        cl.load_homework("in.dat", data_dir=_REFERENCE, download=False)

@@ -562,6 +562,7 @@ def test_every_loader_through_a_mirror_of_the_reference_folder(offline, monkeypa
         usps = {split: cl.load_usps(split) for split in ("train", "test")}
         feats = {split: cl.load_features(split) for split in ("train", "test")}
         hw = {name: cl.load_homework(name) for name in ("hw1_15_train.dat", "hw1_18_train.dat", "hw1_18_test.dat")}
+        lfd = {name: cl.load_homework(name) for name in ("in.dta", "out.dta")}
         assert sorted(requests) == sorted(f"/{f.subdir}/{f.name}" for f in dg.DATA_FILES.values())
         progress = capsys.readouterr().err                              # a progress bar per download
         assert all(f"downloading {name}" in progress for name in dg.DATA_FILES) and "1.83M" in progress
@@ -573,6 +574,7 @@ def test_every_loader_through_a_mirror_of_the_reference_folder(offline, monkeypa
         assert np.bincount(feats["test"].digits).tolist() == [359, 264, 198, 166, 200, 160, 170, 147, 166, 177]
         assert [int((y == 1).sum()) for _, y in hw.values()] == [284, 195, 149]
         assert [X.shape for X, _ in hw.values()] == [(400, 4), (500, 4), (500, 4)]
+        assert [X.shape for X, _ in lfd.values()] == [(35, 2), (250, 2)]
         # the images and the features agree row by row (two files, two loaders)
         np.testing.assert_allclose(dg.features(usps["test"].images), feats["test"].X, atol=1e-6)
         # the lectures' entry points use them, and say nothing

@@ -199,9 +199,9 @@ def radius(X):
 import sys
 def margin(w_f, X, y):
     frame = sys._getframe(1)
-    while frame is not None and "reply" not in frame.f_locals:
+    while frame is not None and not ("state" in frame.f_locals and "req" in frame.f_locals):
         frame = frame.f_back
-    frame.f_locals["reply"]({{"id": frame.f_locals["req"]["id"], "result": 1.0, "error": None, "stdout": "x" * 10**7}})
+    frame.f_locals["state"].reply({{"id": frame.f_locals["req"]["id"], "result": 1.0, "error": None, "stdout": "x" * 10**7}})
     while True:
         pass
 '''),
@@ -217,6 +217,19 @@ def novikoff_bound(R, rho):
     return 1.0
 '''),
 })
+# Attacks on the grader itself, each on one exercise (built below, after the release is filled in):
+GRADER_ATTACKS = {
+    # a wrong radius whose test cell claims the cell type "bogus" (nbgrader's schema refuses it)
+    "bogus_cell_type": "radius",
+    # lone surrogates in printed text, an exception's message and a markdown cell (not valid UTF-8)
+    "lone_surrogates": "radius",
+    # an endless loop at the top of a solution cell: in Jupyter the function below it never exists
+    "loop_above_its_function": "predict",
+    # a cell of 123 KB of %time magics and plain lines (IPython re-tokenizes it once per magic)
+    "huge_magics_cell": "margin",
+}
+MANY_CELLS = 300              # cells of 20,000 printed characters each (6 MB), in a correct notebook
+HUGE_MAGICS = "\n".join(f"%time x{i} = {i}" if i % 2 == 0 else f"y{i} = {i}" for i in range(8_200))
 HELPER_CALLS_COURSE_LIB = "import course_lib\ndef pla(X, y, max_updates=10_000):\n" \
     "    result = course_lib.pla(X, y, max_updates=max_updates)\n    return result.w, result.n_updates\n"
 STEALS_IN_A_FAKE_TEST_CELL = '''
@@ -241,8 +254,11 @@ assert False, "this would be a failing test"
 def _expected(student):
     if student in ATTACKS:
         return TOTAL - POINTS[ATTACKS[student][1]]
+    if student in GRADER_ATTACKS:
+        return TOTAL - POINTS[GRADER_ATTACKS[student]]
     return {"reference": TOTAL, "partial": TOTAL - POINTS["pla"] - POINTS["pocket"],
-            "sleeping_thread": TOTAL, "fake_test_cell": TOTAL, "honest_helper_module": TOTAL}[student]
+            "sleeping_thread": TOTAL, "fake_test_cell": TOTAL, "honest_helper_module": TOTAL,
+            "many_cells": TOTAL}[student]
 
 
 def _digest(root):
@@ -335,6 +351,8 @@ def hostile(tmp_path_factory):
     # a folder name nbgrader would read as a pattern: "r*" matches reference, reads_a_linked_file, ...
     submit(course, "r*", fill(released, partial))
 
+    _submit_grader_attacks(course, released)
+
     solution = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     (course / "submitted" / "reads_a_linked_file" / ASSIGNMENT / "solution.json").symlink_to(solution)
     linked = course / "submitted" / "links_to_the_solution" / ASSIGNMENT
@@ -364,11 +382,45 @@ def hostile(tmp_path_factory):
             "leftover": set(_sandbox_processes()) - before}
 
 
-@pytest.mark.parametrize("student", sorted(ATTACKS) + ["reference", "partial", "sleeping_thread", "fake_test_cell",
-                                                      "honest_helper_module"])
+def _cell(nb, gid):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == gid)
+
+
+def _submit_grader_attacks(course, released):
+    """The submissions of GRADER_ATTACKS and the one with MANY_CELLS."""
+    import json
+
+    nb = fill(released, dict(REF, **{"radius-solution": ("cell", "def radius(X):\n    return -1.0")}))
+    _cell(nb, "radius-longest-example-with-x0").metadata["nbgrader"]["cell_type"] = "bogus"
+    submit(course, "bogus_cell_type", nb)
+
+    nb = fill(released, dict(REF, **{"radius-solution": ("cell", "print('\\udcff')\n"
+                                                                  "def radius(X):\n    raise ValueError('\\udcff')")}))
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell("a note \udcff"))
+    _cell(nb, "explain-cosine-bound-on-updates").source = "my answer \udcff"     # an answer graded by hand
+    submit(course, "lone_surrogates", raw=json.dumps(nb, ensure_ascii=True))   # (nbformat cannot write it)
+
+    nb = fill(released, REF)
+    _cell(nb, "predict-solution").source = "while True:\n    pass\n\n" + _cell(nb, "predict-solution").source
+    submit(course, "loop_above_its_function", nb)
+
+    nb = fill(released, REF)
+    _cell(nb, "margin-solution").source = HUGE_MAGICS + "\n\n" + _cell(nb, "margin-solution").source
+    submit(course, "huge_magics_cell", nb)
+
+    nb = fill(released, REF)
+    # (above the first test: below a hidden test, a student's cell keeps 1,000 characters of output at most)
+    nb.cells[1:1] = [nbformat.v4.new_code_cell(f"print('{i} ' + 'x' * 20_000)") for i in range(MANY_CELLS)]
+    submit(course, "many_cells", nb)
+
+
+@pytest.mark.parametrize("student", sorted(ATTACKS) + sorted(GRADER_ATTACKS) + [
+    "reference", "partial", "sleeping_thread", "fake_test_cell", "honest_helper_module", "many_cells"])
 def test_each_submission_earns_exactly_what_it_solved(hostile, student):
     row = hostile["rows"][student]
-    assert row["status"] == "graded", f"{student}: {row['reason']}"
+    # (lone_surrogates wrote its answer graded by hand: it waits for a grader)
+    assert row["status"] == ("needs manual grading" if student == "lone_surrogates" else "graded"), \
+        f"{student}: {row['reason']}"
     assert row["score"] == _expected(student), f"{student}: {row['parts']}"
     if student in ATTACKS:
         attacked = ATTACKS[student][1]
@@ -395,7 +447,54 @@ def test_a_student_folder_named_like_a_pattern_is_not_graded_and_changes_no_one_
 
 def test_the_autograded_notebooks_stay_small(hostile):
     for path in (hostile["course"] / "autograded").rglob("*.ipynb"):
-        assert path.stat().st_size < 1_000_000, path
+        if "many_cells" not in path.parts:
+            assert path.stat().st_size < 1_000_000, path
+
+
+def test_a_notebook_s_outputs_stay_within_the_output_budget_and_its_feedback_too(hostile):
+    """300 cells of 20,000 printed characters each (6 MB of output): the notebook keeps 2 MB of it, then a note."""
+    from grading.feedback import feedback
+    from grading.limits import GradingLimits
+
+    course, budget = hostile["course"], GradingLimits().output_budget
+    path = course / "autograded" / "many_cells" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    kept = sum(len(o.get("text", "")) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert budget * 0.9 < kept <= budget
+    source = sum(len(c.source) for c in nb.cells)
+    assert path.stat().st_size < 2 * (budget + source), path.stat().st_size
+    assert any("output budget" in o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    feedback(course, ASSIGNMENT, student="many_cells", echo=lambda *a: None)
+    page = course / "feedback" / "many_cells" / ASSIGNMENT / f"{ASSIGNMENT}.html"
+    assert page.stat().st_size < 3 * (budget + source) + 2_000 * MANY_CELLS, page.stat().st_size
+
+
+def test_nbgrader_metadata_and_text_the_student_wrote_cannot_make_a_submission_ungraded(hostile):
+    for student in ("bogus_cell_type", "lone_surrogates"):
+        row = hostile["rows"][student]
+        assert row["status"] in ("graded", "needs manual grading") and row["parts"]["radius"] == 0, (student, row)
+    path = hostile["course"] / "autograded" / "lone_surrogates" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    text = path.read_bytes().decode("utf-8")          # valid UTF-8 throughout
+    assert "\ufffd" in text or "\\ufffd" in text
+
+
+def test_a_function_below_an_endless_loop_in_its_cell_is_never_defined(hostile):
+    nb = nbformat.read(hostile["course"] / "autograded" / "loop_above_its_function" / ASSIGNMENT
+                       / f"{ASSIGNMENT}.ipynb", as_version=4)
+    assert _cell(nb, "predict-solution").outputs[-1]["ename"] == "CellTimeoutError"
+    evalue = _cell(nb, "predict-classifies-by-sign-of-score").outputs[-1]["evalue"]
+    assert "name 'predict' is not defined" in evalue, evalue
+
+
+def test_hidden_test_cells_show_their_verdict_only(hostile):
+    """No value, display or printed text of a test cell holding hidden tests reaches the autograded notebook."""
+    source = nbformat.read(hostile["course"] / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    hidden = {c.metadata["nbgrader"]["grade_id"] for c in source.cells if "### BEGIN HIDDEN TESTS" in c.source}
+    assert hidden
+    for path in (hostile["course"] / "autograded").rglob(f"{ASSIGNMENT}.ipynb"):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.metadata.get("nbgrader", {}).get("grade_id") in hidden and cell.cell_type == "code":
+                assert all(o["output_type"] == "error" for o in cell.outputs), (path, cell.outputs)
 
 
 def test_withheld_functions_are_named_in_the_feedback(hostile):

@@ -9,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grading.engine import Session
 from grading.judge import Opaque, run_test_cell, student_names
+from grading.limits import GradingLimits
 from grading.sandbox import Sandbox
+from grading.session import Session
 from grading.wire import WireError, decode, encode
 
 # -- plain data --------------------------------------------------------------------------
@@ -95,7 +96,7 @@ def test_student_names_are_the_free_names_of_a_test():
 def session(tmp_path):
     box = Sandbox()
     box.check()
-    s = Session(tmp_path, sandbox=box, replay_timeout=30)
+    s = Session(tmp_path, sandbox=box, limits=GradingLimits(replay_timeout=30))
     s.start()
     yield s
     s.close()
@@ -111,9 +112,9 @@ def test_a_test_sees_only_plain_data_whatever_the_student_patches(session):
                          "class Always(float):\n    def __eq__(self, o): return True\n"
                          "def radius(X):\n    return Always(0.0)\nanswer = Always(2.0)", 5)
     _, err = _test(session, "import numpy.testing as npt\nnpt.assert_allclose(radius([[3.0, 4.0]]), 5.0)")
-    assert err and err["ename"] == "AssertionError"
+    assert err and err.ename == "AssertionError"
     _, err = _test(session, "assert abs(radius([[3.0, 4.0]]) - 5.0) < 1e-9")
-    assert err and err["ename"] == "AssertionError"
+    assert err and err.ename == "AssertionError"
     _, err = _test(session, "assert answer == 2.0 and not (answer == 3.0) and type(answer) is float")
     assert err is None
 
@@ -121,12 +122,12 @@ def test_a_test_sees_only_plain_data_whatever_the_student_patches(session):
 def test_student_errors_are_reported_with_their_message(session):
     session.exec_cell(0, "def f(x):\n    raise ValueError('x must be positive')", 5)
     _, err = _test(session, "f(1)")
-    assert err["ename"] == "StudentCodeError" and "ValueError: x must be positive" in err["evalue"]
+    assert err.ename == "StudentCodeError" and "ValueError: x must be positive" in err.evalue
 
 
 def test_a_missing_name_is_a_name_error_in_the_test(session):
     _, err = _test(session, "pla([[1.0]], [1.0])")
-    assert err["ename"] == "NameError"
+    assert err.ename == "NameError"
 
 
 def test_an_endless_call_is_stopped_and_the_definitions_are_restored(session):
@@ -134,7 +135,7 @@ def test_an_endless_call_is_stopped_and_the_definitions_are_restored(session):
     session.exec_cell(1, "def stuck():\n    while True:\n        try:\n            pass\n"
                          "        except KeyboardInterrupt:\n            pass", 5)
     _, err = _test(session, "stuck()", timeout=2)
-    assert err["ename"] == "CellTimeoutError"
+    assert err.ename == "CellTimeoutError"
     _, err = _test(session, "assert ok() == 42")
     assert err is None
 
@@ -142,9 +143,9 @@ def test_an_endless_call_is_stopped_and_the_definitions_are_restored(session):
 def test_a_dying_process_fails_the_cell_and_the_rest_is_graded(session):
     session.exec_cell(0, "import os\ndef die():\n    os._exit(3)\ndef ok():\n    return 42", 5)
     _, err = _test(session, "die()")
-    assert err["ename"] == "ProcessDied"
+    assert err.ename == "ProcessDied"
     _, err = _test(session, "try:\n    die()\nexcept Exception:\n    pass")   # a test cannot swallow it
-    assert err["ename"] == "ProcessDied"
+    assert err.ename == "ProcessDied"
     _, err = _test(session, "assert ok() == 42")
     assert err is None
 

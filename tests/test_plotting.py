@@ -266,3 +266,14 @@ def test_digit_sheets_have_no_frame_and_labels_off_the_images():
     for text in ax.texts:
         x, y = text.get_position()
         assert mosaic[int(np.floor(y)), int(round(x))] == -1     # the label's anchor is on paper
+
+
+def test_overfit_map_puts_the_sign_in_colour_and_says_how_runs_were_summarised():
+    values = np.array([[0.5, -0.05], [0.1, -3.0]])
+    ax = plotting.plot_overfit_map(values, [20, 40], [0.0, 1.0], label="median of the runs' measures")
+    mesh = ax.collections[0]
+    assert mesh.norm.vmin == -0.2 and mesh.norm.vmax == 0.2           # the book's scale, saturated beyond it
+    colours = mesh.to_rgba(np.asarray(mesh.get_array()).ravel())
+    red, blue = colours[:, 0] > colours[:, 2], colours[:, 2] > colours[:, 0]
+    assert red.tolist() == [True, False, True, False] and blue.tolist() == [False, True, False, True]
+    assert ax.figure.axes[-1].get_ylabel() == "median of the runs' measures"

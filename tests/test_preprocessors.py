@@ -262,3 +262,53 @@ def test_the_course_s_metadata_check_rejects_a_duplicate_grade_id_as_nbgrader_do
     tests[1].metadata["nbgrader"]["grade_id"] = tests[0].metadata["nbgrader"]["grade_id"]
     with pytest.raises(ValidationError, match="may be corrupted"):
         CheckCellMetadata().preprocess(nb, {})
+
+
+def test_every_nbgrader_key_of_a_cell_comes_from_the_gradebook_and_every_text_is_valid_utf8(course):
+    """TrustOnlyTheGradebook on its own (no sandbox): forged keys are replaced, unknown cells lose their metadata."""
+    import json
+
+    from grading.preprocessors import TrustOnlyTheGradebook
+
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    truth = {c.metadata["nbgrader"]["grade_id"]: dict(c.metadata["nbgrader"]) for c in released.cells
+             if "nbgrader" in c.metadata}
+    nb = nbformat.from_dict(json.loads(json.dumps(released)))
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade"):
+            cell.metadata["nbgrader"].update(cell_type="bogus", points=100, task=True, checksum="forged", extra=1)
+    nb.cells.append(nbformat.v4.new_code_cell("x = '\udcff'", metadata={"nbgrader": {"grade_id": "mine", "grade": True}}))
+    resources = {"nbgrader": {"db_url": f"sqlite:///{course / 'gradebook.db'}", "notebook": ASSIGNMENT,
+                              "assignment": ASSIGNMENT, "student": "s"}}
+    nb, _ = TrustOnlyTheGradebook().preprocess(nb, resources)
+    from nbgrader.api import Gradebook
+
+    got = {c.metadata["nbgrader"]["grade_id"]: dict(c.metadata["nbgrader"]) for c in nb.cells if "nbgrader" in c.metadata}
+    assert got.keys() == truth.keys()
+    with Gradebook(resources["nbgrader"]["db_url"]) as gb:
+        for gid, meta in got.items():
+            # the release's keys, but the checksum of the cell as the gradebook keeps it (hidden tests included)
+            assert meta.pop("checksum") == gb.find_source_cell(gid, ASSIGNMENT, ASSIGNMENT).checksum, gid
+            meta.setdefault("task", False)                   # (nbgrader writes task: false on some cells only)
+            assert {k: v for k, v in meta.items() if k != "points"} == dict(
+                {"task": False}, **{k: v for k, v in truth[gid].items() if k not in ("points", "checksum")}), gid
+            assert float(meta.get("points", 0)) == float(truth[gid].get("points", 0)), gid
+    nbformat.writes(nb).encode("utf-8")                  # no lone surrogate is left
+
+
+def test_the_limits_are_resolved_once_from_the_course_s_configuration(tmp_path):
+    from traitlets.config import Config
+
+    from grading.limits import GradingLimits
+    from grading.preprocessors import CourseExecute
+
+    cfg = Config({"Execute": {"timeout": 7}, "CourseExecute": {"assignment_timeouts": {"ps1_perceptron": 3},
+                                                              "output_budget": 1000, "wall_factor": 4},
+                  "CourseDirectory": {"root": str(tmp_path)}})
+    execute = CourseExecute(config=cfg)
+    assert execute.limits("ps1_perceptron") == GradingLimits(timeout=3, output_budget=1000, wall_factor=4)
+    assert execute.limits("ps2_hoeffding").timeout == 7
+    settings = execute.settings("ps1_perceptron")
+    assert settings["limits"]["timeout"] == 3 and len(settings["secret"]) == 16
+    assert (tmp_path / "grading-secret.key").stat().st_mode & 0o777 == 0o600
+    assert execute.settings("ps1_perceptron") == settings           # the same secret, the same digest

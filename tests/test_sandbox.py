@@ -51,7 +51,8 @@ def test_writes_only_its_own_folder(box, tmp_path):
         import os
         open('mine.txt', 'w').write('ok')
         open('/tmp/scratch.txt', 'w').write('ok')
-        for target in ({str(outside)!r}, {os.path.dirname(sys.executable) + '/evil'!r}, '/usr/evil'):
+        import sys
+        for target in ({str(outside)!r}, os.path.dirname(sys.executable) + '/evil', '/usr/evil'):
             try:
                 open(target, 'w').write('x')
                 print('wrote', target)
@@ -145,9 +146,8 @@ def test_unknown_mode_is_refused(monkeypatch):
 
 def test_an_interpreter_the_sandbox_does_not_show_is_named_as_the_cause(monkeypatch):
     box = Sandbox()
-    monkeypatch.setattr(Sandbox, "readonly_paths", lambda self: [Path("/usr")])
-    monkeypatch.setattr(Sandbox, "links", lambda self: {})
-    if sys.executable.startswith("/usr/"):
+    monkeypatch.setattr(Sandbox, "readonly_paths", lambda self: [(Path("/usr"), Path("/usr"))])
+    if sys.base_prefix.startswith("/usr"):
         pytest.skip("this interpreter lives in /usr, which the sandbox always shows")
     with pytest.raises(SandboxError, match=r"is not visible inside the sandbox"):
         box.check()
@@ -171,6 +171,76 @@ def test_the_sandbox_is_checked_once_per_run_not_once_per_submission(monkeypatch
     monkeypatch.setattr(Sandbox, "_run", counted)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
     for _ in range(3):
-        _, report = execute_submission(nb, tests={}, timeout=30)
-        assert report["status"] == "graded"
+        _, report = execute_submission(nb, tests={})
+        assert report.status == "graded"
     assert len(started) == 2        # the namespaces alone, then Python in the real sandbox: once
+
+
+def test_the_sandbox_shows_the_interpreter_and_the_course_at_fixed_paths_whatever_the_host_s_layout(box, tmp_path):
+    from grading_helpers import ROOT
+
+    out = run(box, tmp_path / "work", f"""
+        import os, sys, course_lib, grading, numpy
+        print(sys.executable, sys.prefix, course_lib.__file__, grading.__file__, sep="\\n")
+        print(sorted(os.listdir("/")), sorted(os.listdir("/tmp")), os.getcwd(), sep="\\n")
+        print(os.path.exists({str(ROOT)!r}), os.path.exists({sys.prefix!r}), os.path.exists({sys.base_prefix!r}))
+    """)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert all(line.startswith("/sandbox/") for line in lines[:4]), lines
+    assert lines[2] == "/sandbox/course/course_lib/__init__.py"
+    assert eval(lines[4]) == sorted(["bin", "dev", "etc", "lib", "proc", "sandbox", "sbin", "scratch", "tmp", "usr"]
+                                    + (["lib64"] if Path("/usr/lib64").exists() else []))
+    assert lines[5] == "[]" and lines[6] == "/scratch"          # nothing of the host's folders in /tmp
+    assert lines[7].split() == ["False", "False", "False"] or sys.base_prefix.startswith("/usr")
+
+
+_FILL = """
+import os
+report = {}
+for top in ("/", "/dev", "/dev/shm", "/sandbox", "/tmp", "."):
+    written = 0
+    try:
+        for i in range(8):                 # 8 files of 64 MiB (the largest a process may write): 512 MiB
+            with open(os.path.join(top, f"fill{i}"), "wb") as fh:
+                for _ in range(4):
+                    fh.write(b"x" * (16 * 1024**2))
+                    written += 16
+    except OSError as exc:
+        report[top] = (exc.errno, written)
+    else:
+        report[top] = (0, written)
+print(report)
+"""
+
+
+def _fill_report(text):
+    import ast
+    return ast.literal_eval(text.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("as_root", [True, False], ids=["grader-as-root", "grader-unprivileged"])
+def test_only_the_two_bounded_file_systems_can_be_written_whoever_grades(tmp_path, as_root):
+    """The root, /dev and /sandbox are read-only and /tmp and the scratch folder hold at most Limits.scratch_bytes,
+    whether the grader runs as root (the sandbox drops to a user of its own) or as an unprivileged account."""
+    import errno
+    import shutil
+
+    code = ("import subprocess, sys, tempfile\nfrom grading.sandbox import Sandbox\n"
+            "box = Sandbox()\nbox.check()\nwork = tempfile.mkdtemp()\nbox.prepare_workdir(work)\n"
+            f"cmd = box.command([sys.executable, '-I', '-c', {_FILL!r}], submission=work)\n"
+            "out = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=box.preexec(), timeout=600)\n"
+            "print(out.stdout, out.stderr[-2000:])\n")
+    argv = [sys.executable, "-c", code]
+    if as_root != (os.geteuid() == 0):
+        if os.geteuid() != 0 or shutil.which("unshare") is None:
+            pytest.skip("needs root, to run the grader as an unprivileged user in a user namespace of its own")
+        argv = ["unshare", "--user", "--map-user=1000", "--map-group=1000"] + argv
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=900, cwd=str(tmp_path))
+    assert out.returncode == 0, out.stderr[-3000:]
+    report = _fill_report(out.stdout)
+    for top in ("/", "/dev", "/dev/shm", "/sandbox"):
+        assert report[top] == (errno.EROFS, 0), (top, report)
+    for top in ("/tmp", "."):
+        code, written = report[top]
+        assert code == errno.ENOSPC and written <= Limits().scratch_bytes // 1024**2, (top, report)

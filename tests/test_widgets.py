@@ -520,3 +520,238 @@ def test_svm_explorer_shows_the_classifier_of_fit_svm(kernel, C, gamma, degree):
     np.testing.assert_allclose(box.result.decision_function(G), ref.decision_function(G), atol=1e-4 * scale)
     f = y * ref.decision_function(X)
     assert f"{int(np.sum(f <= 0))} misclassified" in box.status.value
+
+
+# -- the widgets of the 06-* lectures ---------------------------------------------------------------
+
+def lp_count(X, model="perceptron"):
+    """Labelings realised on X, decided one by one with SciPy's LP (an independent reference)."""
+    from scipy.optimize import linprog
+
+    from course_lib.generalization import all_labelings
+
+    count = 0
+    for y in all_labelings(len(X)):
+        if model == "perceptron":
+            Z = np.column_stack([np.ones(len(X)), X])
+            res = linprog(np.zeros(3), A_ub=-(y[:, None] * Z), b_ub=-np.ones(len(y)), bounds=[(None, None)] * 3,
+                          method="highs")
+            count += res.status == 0
+        else:
+            P = X[y > 0]
+            inside = False
+            for q in X[y < 0]:
+                if len(P):
+                    A = np.vstack([P.T, np.ones(len(P))])
+                    res = linprog(np.zeros(len(P)), A_eq=A, b_eq=np.append(q, 1.0), bounds=[(0, None)] * len(P),
+                                  method="highs")
+                    inside |= res.status == 0
+            count += not inside
+    return count
+
+
+def test_dichotomy_explorer_counts_what_the_lp_counts_as_points_move():
+    box = W.DichotomyExplorer(n=4, rng=1)
+    assert box.count == lp_count(box.X) == 14
+    from matplotlib.collections import LineCollection
+
+    struck = [c for c in box.axes[1].collections if isinstance(c, LineCollection)]
+    assert sum(len(c.get_segments()) for c in struck) == 16 - box.count          # one stroke per greyed tile
+    png = box.image.value
+    box.point_dropdown.value = 3
+    box.x_slider.value, box.y_slider.value = 0.0, 0.0
+    assert np.allclose(box.X[3], [0.0, 0.0]) and box.image.value != png
+    assert box.count == lp_count(box.X)
+    assert f"<b>{box.count}</b> of 2<sup>4</sup>" in box.status.value and "point 3 is at (+0.00, +0.00)" in box.status.value
+    box.arrangement.value = "on a line"
+    box.new_button.click()
+    assert box.count == lp_count(box.X) == 2 * len(np.unique(box.X[:, 0]))
+    box.n_slider.value = 6
+    assert len(box.X) == 6 and box.labeling_slider.max == 63 and box.point_dropdown.options == tuple(range(6))
+    box.model_dropdown.value = "convex_set"
+    box.arrangement.value = "random"
+    box.new_button.click()
+    assert box.count == lp_count(box.X, "convex_set")
+    box.labeling_slider.value = 63                              # all +1: the hull of every point is realised
+    assert "leaves every −1 point out" in box.status.value
+
+
+def test_dichotomy_explorer_counts_points_put_on_a_grid_line_as_collinear():
+    # 0.35 typed on a slider and 7 * 0.05 are different floats, and neither is 7/20: counted as stored, three points
+    # on one line of the sliders' grid would miss it by 1e-17 and count as a triangle (8 labelings)
+    assert cl.count_dichotomies([[7 * 0.05, 0.75], [0.6, 0.9], [-0.4, 0.3]]) == 8
+    box = W.DichotomyExplorer([[7 * 0.05, 0.75], [12 * 0.05, 0.9], [-0.55, -0.15]])
+    assert box.count == 8
+    box.point_dropdown.value = 2
+    for x, y in [(-0.4, 0.3), (0.1, 0.6), (-0.9, 0.0)]:                  # on the line through points 0 and 1
+        box.x_slider.value, box.y_slider.value = x, y
+        assert box.count == 6 == lp_count(np.round(box.X / 0.05))
+    box.x_slider.value = 0.35                                          # the same x1 as point 0, typed
+    box.point_dropdown.value = 1
+    box.x_slider.value = 0.35
+    assert box.count == 6 and np.array_equal(box.grid_points()[:, 0], [7, 7, 7])
+    box.arrangement.value = "on a circle"                              # off the grid: only scaled
+    box.new_button.click()
+    assert box.count == 8 and np.allclose(box.grid_points(), box.X / 0.05)
+
+
+def test_dichotomy_explorer_picture_after_moves_is_the_picture_of_a_fresh_one():
+    box = W.DichotomyExplorer([[-0.5, -0.5], [0.5, -0.5], [0.0, 0.5]])
+    box.point_dropdown.value = 1
+    box.y_slider.value = 0.25
+    box.labeling_slider.value = 5
+    fresh = W.DichotomyExplorer(box.X)
+    fresh.point_dropdown.value = 1
+    fresh.labeling_slider.value = 5
+    assert fresh.image.value == box.image.value
+
+
+def test_bounding_table_explorer_steps_through_the_recursion():
+    import math
+
+    box = W.BoundingTableExplorer(n_max=5, k_max=4)
+    for step in range(1, box.slider.max + 1):
+        box.slider.value = step
+        N, k = box.cell
+        assert box.value == sum(math.comb(N, i) for i in range(k))
+        assert f"<b>B({N}, {k}) = {box.value}</b>" in box.status.value
+        if N >= 2 and k >= 2:
+            alpha = sum(math.comb(N - 1, i) for i in range(k)) - sum(math.comb(N - 1, i) for i in range(k - 1))
+            beta = sum(math.comb(N - 1, i) for i in range(k - 1))
+            assert f"α + β = {alpha + beta} ≤ B({N - 1},{k})" in box.status.value
+            assert f"β = {beta} ≤ B({N - 1},{k - 1})" in box.status.value
+            assert f"α + 2β = {alpha + 2 * beta} ≤ B({N - 1},{k}) + B({N - 1},{k - 1})" in box.status.value
+    box.next_button.click()
+    assert box.slider.value == box.slider.max
+    png = box.image.value
+    box.prev_button.click()
+    assert box.slider.value == box.slider.max - 1 and box.image.value != png
+
+
+def test_vc_bound_explorer_shows_the_bounds_of_the_module():
+    box = W.VCBoundExplorer(d_vc=3, delta=0.1, n=1000)
+    for d, delta, n in [(5, 0.05, 10_000), (10, 0.01, 200), (1, 0.3, 3)]:
+        box.d_slider.value, box.delta_slider.value, box.n_slider.value = d, delta, n
+        want = cl.generalization_bounds(int(round(box.n_slider.value)), d_vc=d, delta=float(box.delta_slider.value))
+        assert box.bounds == pytest.approx(want)
+        assert f"{cl.vc_sample_size(d_vc=d, epsilon=0.1, delta=float(box.delta_slider.value)):,}" in box.status.value
+        x, y = box._lines["vc"].get_data()
+        assert np.allclose(y, [cl.vc_bound(int(v), d_vc=d, delta=float(box.delta_slider.value)) for v in x])
+
+
+def test_bias_variance_explorer_reports_its_result():
+    box = W.BiasVarianceExplorer(model="line", n=2, n_datasets=3000, rng=2)
+    for model, n in [("constant", 2), ("line", 10), ("line_through_origin", 5), ("line", 2)]:
+        png = box.image.value
+        box.model_dropdown.value, box.n_slider.value = model, n
+        r = box.result
+        assert (r.model, r.n_points) == (model, n) and r.e_out == pytest.approx(r.bias + r.variance)
+        assert f"bias <b>{r.bias:.3f}</b>" in box.status.value and f"E<sub>out</sub> = <b>{r.e_out:.3f}</b>" in box.status.value
+        assert box.image.value != png
+    before = box.result.coefficients.copy()
+    box.new_button.click()
+    assert not np.array_equal(before, box.result.coefficients)
+
+
+def test_cost_explorer_counts_the_mistakes_of_the_weighted_pocket():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(80, 2))
+    y = np.where(rng.random(80) < cl.theta(4 * (X @ [1.0, -1.0])), 1.0, -1.0)
+    box = W.CostExplorer(X, y, max_updates=200, rng=4)
+    accepts, rejects = {}, {}
+    for ratio, matrix in [(0.1, [[0, 10], [1, 0]]), (1, [[0, 1], [1, 0]]), (1000, [[0, 1], [1000, 0]])]:
+        box.slider.value = ratio
+        assert box.cost.tolist() == matrix
+        k = int(np.argmin(np.abs(box.exponents - np.log10(ratio))))
+        h = np.where(cl.add_bias(X) @ box.runs[k] > 0, 1, -1)
+        assert box.false_accepts == np.sum((h > 0) & (y < 0)) and box.false_rejects == np.sum((h < 0) & (y > 0))
+        assert f"<b>{box.false_accepts}</b> false accepts" in box.status.value
+        assert f"{cl.weighted_error(h, y, cost=matrix):.3f}" in box.status.value
+        accepts[ratio], rejects[ratio] = box.false_accepts, box.false_rejects
+    assert accepts[1000] < accepts[1] and rejects[0.1] < rejects[1000]
+
+
+# --- the widgets of the lectures on learning better (07-*) ------------------------------------------
+
+def test_transform_explorer_fits_what_scikit_learns_polynomial_features_fit():
+    from sklearn.preprocessing import PolynomialFeatures
+
+    X, y = cl.make_circle_data(40, rng=3)
+    Xt, yt = cl.make_circle_data(400, rng=4)
+    box = cl.widgets.TransformExplorer(X, y, Xt, yt, max_degree=5)
+    for q in (1, 3, 5):
+        png = box.image.value
+        box.slider.value = q
+        assert box.image.value != png or q == 2
+        F, Ft = PolynomialFeatures(q).fit_transform(X), PolynomialFeatures(q).fit_transform(Xt)   # another column order
+        w = np.linalg.lstsq(F, y, rcond=None)[0]
+        assert box.e_in == np.mean(np.where(F @ w > 0, 1.0, -1.0) != y)
+        assert box.e_out == np.mean(np.where(Ft @ w > 0, 1.0, -1.0) != yt)
+        assert len(box.w) == F.shape[1] == (q + 1) * (q + 2) // 2
+        assert f"<b>{len(box.w)}</b> weights" in box.status.value and f"<b>{box.e_in:.3f}</b>" in box.status.value
+
+
+def test_overfitting_explorer_keeps_its_data_as_sliders_move_and_reports_exact_errors():
+    from numpy.polynomial import legendre as npleg
+
+    box = cl.widgets.OverfittingExplorer(n=20, noise_variance=0.5, target_degree=8, rng=5)
+    x20 = box.x.copy()
+    box.n_slider.value = 30
+    np.testing.assert_array_equal(box.x[:20], x20)                  # the same inputs, ten more
+    nodes, weights = npleg.leggauss(60)
+    f = cl.legendre_features(nodes, 8) @ box.target
+    for q in (2, 10):
+        F = cl.legendre_features(box.x, q)
+        w = np.linalg.lstsq(F, box.y, rcond=None)[0]
+        np.testing.assert_allclose(box.w[q], w, rtol=1e-8, atol=1e-10)
+        exact = weights @ (cl.legendre_features(nodes, q) @ w - f) ** 2 / 2 + 0.5
+        assert box.e_out[q] == pytest.approx(exact, rel=1e-9)
+    assert f"{box.e_out[2]:.3g}" in box.status.value
+    old = box.x.copy()
+    box.new_button.click()
+    assert not np.array_equal(box.x, old)
+
+
+def test_regularization_explorer_matches_ridge_and_lasso():
+    from sklearn.linear_model import Lasso, Ridge
+
+    b = cl.legendre_target(10, rng=6)
+    x, y = cl.make_legendre_data(30, b, noise_variance=0.5, rng=7)
+    Z = cl.legendre_features(x, 12)
+    box = cl.widgets.RegularizationExplorer(x, y, b, degree=12, noise_variance=0.5, exponents=(-4, 2, 0.5))
+    for lam in (1e-3, 0.1, 10.0):
+        box.slider.value = lam
+        np.testing.assert_allclose(box.w, Ridge(alpha=lam, fit_intercept=False, solver="svd").fit(Z, y).coef_,
+                                   rtol=1e-7, atol=1e-9)
+        trace = np.trace(Z @ np.linalg.solve(Z.T @ Z + lam * np.eye(13), Z.T))
+        assert f"<b>{trace:.2f}</b>" in box.status.value
+    box.penalty_buttons.value = "L1"
+    box.slider.value = 1.0
+    ref = Lasso(alpha=1.0 / 60, fit_intercept=False, tol=1e-12, max_iter=1_000_000).fit(Z, y).coef_
+    np.testing.assert_allclose(box.w, ref, atol=1e-5)
+    assert f"<b>{np.count_nonzero(box.w)}</b> of 13 weights are not 0" in box.status.value
+
+
+def test_validation_explorer_shows_the_experiment_at_every_k():
+    box = cl.widgets.ValidationExplorer(n=30, degrees=[0, 1, 2, 4], target_degree=4, k=5, n_runs=60, rng=8)
+    ref = cl.validation_experiment(30, np.arange(1, 29), degrees=[0, 1, 2, 4], target_degree=4, noise_variance=0.5,
+                                   n_runs=60, rng=8)
+    np.testing.assert_allclose(box.curves.e_val, ref.e_val)
+    for k in (1, 12, 28):
+        box.slider.value = k
+        assert box.bias == pytest.approx(ref.e_out_minus[k - 1] - ref.e_val[k - 1])
+        heights = [bar.get_height() for bar in box._bars]
+        assert sum(heights) == pytest.approx(1.0)
+        assert f"N − K = {30 - k}" in box.status.value
+
+
+def test_snooping_explorer_shows_the_experiment_for_each_number_of_features():
+    box = cl.widgets.SnoopingExplorer(features=(5, 50), n_sets=30, rng=9)
+    gen = np.random.default_rng(9)
+    refs = {d: cl.validation.snooping_experiment(40, d, n_sets=30, rng=gen) for d in (5, 50)}
+    for d in (5, 50):
+        box.slider.value = d
+        assert box.snooped == pytest.approx(refs[d].snooped.mean()) and box.honest == pytest.approx(refs[d].honest.mean())
+        assert f"<b>{box.snooped:.3f}</b>" in box.status.value
+    with pytest.raises(ValueError, match="features must be numbers of features d >= n_selected"):
+        cl.widgets.SnoopingExplorer(features=(3,))

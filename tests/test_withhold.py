@@ -10,6 +10,7 @@ import pytest
 from grading_helpers import ROOT
 
 from grading.engine import execute_submission
+from grading.limits import GradingLimits
 from grading.withhold import FILE, message, parse_withheld, withheld_copy, withheld_names
 
 ASSIGNMENT = "ps1_perceptron"
@@ -60,8 +61,9 @@ def _run(answer, *extra, withheld=WITHHELD):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(answer), *extra,
                                          nbformat.v4.new_code_cell(TEST, metadata={"nbgrader": META})])
     done, report = execute_submission(nb, files={"helper.py": HELPER}, tests={"pla-test": TEST},
-                                      assignment=ASSIGNMENT, student="s", withheld=withheld, timeout=30)
-    return done.cells[-1], report["cells"][-1]["outcome"]
+                                      assignment=ASSIGNMENT, student="s", withheld=withheld,
+                                      limits=GradingLimits(timeout=30))
+    return done.cells[-1], report.cells[-1].outcome.value
 
 
 def test_the_list_of_ps1_names_its_exercises():
@@ -302,6 +304,55 @@ y = np.where(rng.random(30) < 0.5, 1.0, -1.0)
 s = y * (X @ w)                                    # signals of hundreds: exp(-s) overflows in a naive formula
 reference = sum(-t if t < 0 else 0.0 for t in s) / 30 + sum(math.log1p(math.exp(-abs(t))) for t in s) / 30
 assert np.isclose(-np.mean(_log_expit(s)), reference, rtol=1e-12)
+'''),
+    "ps6_generalization: count_dichotomies by separating_weights over every labeling": (
+        "ps6_generalization", "separating_weights", '''
+import itertools
+import numpy as np
+from course_lib.generalization import separating_weights
+X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 2.0]])
+count = sum(separating_weights(X, np.array(y)) is not None for y in itertools.product((-1.0, 1.0), repeat=5))
+assert count == 20, count          # five points, three of them on the diagonal
+'''),
+    "ps6_generalization: vc_sample_size by bisection on vc_bound": ("ps6_generalization", "vc_bound", '''
+from course_lib.generalization import vc_bound
+lo, hi = 1, 2**20
+while hi - lo > 1:
+    mid = (lo + hi) // 2
+    lo, hi = (lo, mid) if vc_bound(mid, d_vc=3, delta=0.1) <= 0.1 else (mid, hi)
+assert hi == 29_300, hi
+'''),
+    "ps6_generalization: separability by fit_svm's hard margin": ("ps6_generalization", "fit_svm", '''
+import numpy as np
+from course_lib.svm import NotSeparableError, fit_svm
+X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
+def separable(y):
+    try:
+        fit_svm(X, np.array(y), C=None)
+        return True
+    except NotSeparableError:
+        return False
+assert separable([1.0, 1.0, -1.0]) and not separable([1.0, -1.0, 1.0])
+'''),
+    "ps7_validation: weight_decay by the stacked fits of the Legendre experiment, on centred data": (
+        "ps7_validation", "_fit_runs", '''
+import numpy as np
+from course_lib.overfitting import _fit_runs
+rng = np.random.default_rng(14)
+F = rng.normal(size=(30, 3)) + 2.0
+y = 5.0 + F @ [1.0, -2.0, 0.5] + rng.normal(size=30)
+Fc, yc = F - F.mean(axis=0), y - y.mean()
+slopes = _fit_runs(Fc[None], yc[None], 3.0)[0]
+w = np.concatenate([[y.mean() - F.mean(axis=0) @ slopes], slopes])
+Z = np.column_stack([np.ones(30), F])
+assert np.allclose(w, np.linalg.solve(Z.T @ Z + 3.0 * np.diag([0.0, 1.0, 1.0, 1.0]), Z.T @ y))
+'''),
+    "ps7_validation: make_folds by fold_indices with a generator": ("ps7_validation", "fold_indices", '''
+import numpy as np
+from course_lib.validation import fold_indices
+folds = fold_indices(23, 5, rng=np.random.default_rng(3))
+assert sorted(np.concatenate(folds).tolist()) == list(range(23))
+assert max(map(len, folds)) - min(map(len, folds)) <= 1
 '''),
     "ps4_regression: cross_entropy_gradient from one step of gradient_descent_path": (
         "ps4_regression", "gradient_descent_path", '''

@@ -157,7 +157,7 @@ def test_students_see_validate_but_no_assignment_list_and_no_instructor_tools(st
     expect(page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .validate-button")).to_have_count(1)
     items = nbgrader_menu(page) if page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Nbgrader$")).count() \
         else []
-    # no Assignment List (it could only show errors: no exchange behind a clone); the README says where
+    # no Assignment List (it could only show errors: no exchange behind a clone); the students' guide says where
     # assignments come from (my-assignments/, made by make lab)
     assert "Assignment List" not in items, items
     assert not [i for i in items if "Formgrader" in i or "Course" in i], items
@@ -167,8 +167,8 @@ def test_students_see_validate_but_no_assignment_list_and_no_instructor_tools(st
         with pytest.raises(urllib.error.HTTPError) as err:
             student_lab.api(address)
         assert err.value.code == 404, address
-    readme = (student_lab.course / "README.md").read_text()
-    assert "my-assignments/" in readme
+    guide = (student_lab.course / "docs" / "guides" / "students.md").read_text()
+    assert "my-assignments/" in guide and "Assignment List" in guide
 
 
 def test_a_saved_lecture_reopens_with_its_pictures_not_model_not_found(student_lab, new_page):

@@ -30,6 +30,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
 LECTURES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("*.ipynb"))
 RELEASED = f"release/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+WORKING = f"my-assignments/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"   # the student's copy, made by make lab
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
@@ -113,7 +114,8 @@ def test_validate_names_every_failing_cell_of_an_untouched_assignment(student_la
              if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")}
     assert tests, "the released assignment has no test cells"
     written = written_answer_ids(released)   # answers graded by hand: Validate says they are missing
-    message = validation_dialog(new_page(student_lab), RELEASED, student_lab)
+    # the student's working copy, where the README says to work
+    message = validation_dialog(new_page(student_lab), WORKING, student_lab)
     assert "validation-failed" in message.get_attribute("class")
     text = message.text_content()
     assert text.count("The following cell failed:") == len(tests) + len(written), text[:2000]
@@ -122,13 +124,18 @@ def test_validate_names_every_failing_cell_of_an_untouched_assignment(student_la
     shown = [t.strip() for t in message.locator("pre").all_text_contents()]
     for gid, source in tests.items():
         assert any(source.splitlines()[0] in s for s in shown), f"failing test cell {gid} is not named"
-    assert "NotImplementedError" in text
+    # each failure leads with what went wrong: the first block under "The following cell failed:" is the message
+    firsts = message.evaluate("""m => [...m.querySelectorAll('p')].filter(p => p.textContent.includes('cell failed'))
+                                   .map(p => (p.parentElement.nextElementSibling || {}).textContent || '')""")
+    assert len(firsts) == len(tests) + len(written)
+    assert all(re.match(r"(\w+Error: \S|You did not provide)", f.strip()) for f in firsts), firsts
+    assert "NotImplementedError: not done yet" in text
 
 
 def test_validate_passes_the_reference_solution(student_lab, new_page):
     released = nbformat.read(student_lab.course / RELEASED, as_version=4)
     solved = with_written_answers(fill(released, reference_bodies(ASSIGNMENT)))
-    path = f"release/{ASSIGNMENT}/{ASSIGNMENT}-solved.ipynb"
+    path = f"my-assignments/{ASSIGNMENT}/{ASSIGNMENT}-solved.ipynb"
     nbformat.write(solved, student_lab.course / path)
     message = validation_dialog(new_page(student_lab), path, student_lab)
     assert "validation-success" in message.get_attribute("class"), message.text_content()[:2000]
@@ -144,22 +151,46 @@ def nbgrader_menu(page):
     return [i.strip() for i in items]
 
 
-def test_students_see_validate_and_assignments_but_no_instructor_tools(student_lab, new_page):
+def test_students_see_validate_but_no_assignment_list_and_no_instructor_tools(student_lab, new_page):
     page = new_page(student_lab)
-    ld.open_notebook(page, student_lab, RELEASED)
+    ld.open_notebook(page, student_lab, WORKING)
     expect(page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .validate-button")).to_have_count(1)
-    items = nbgrader_menu(page)
-    assert "Assignment List" in items, items
+    items = nbgrader_menu(page) if page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Nbgrader$")).count() \
+        else []
+    # no Assignment List (it could only show errors: no exchange behind a clone); the students' guide says where
+    # assignments come from (my-assignments/, made by make lab)
+    assert "Assignment List" not in items, items
     assert not [i for i in items if "Formgrader" in i or "Course" in i], items
     assert page.locator(".lm-TabBar-tab", has_text="Create Assignment").count() == 0
-    # the Assignment List opens
-    ld.menu_command(page, "Nbgrader", "nbgrader:open-assignment-list")
-    page.wait_for_selector(".lm-TabBar-tab:has-text('Assignments')")
-    # and the server has no formgrader to reach by typing its address
-    with pytest.raises(urllib.error.HTTPError) as err:
-        student_lab.api("formgrader")
-    assert err.value.code == 404
-    assert student_lab.api("assignments?course_id=ml-foundations") is not None
+    # and the server has neither an assignment list nor a formgrader to reach by typing its address
+    for address in ("formgrader", "assignments?course_id=ml-foundations"):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            student_lab.api(address)
+        assert err.value.code == 404, address
+    guide = (student_lab.course / "docs" / "guides" / "students.md").read_text()
+    assert "my-assignments/" in guide and "Assignment List" in guide
+
+
+def test_a_saved_lecture_reopens_with_its_pictures_not_model_not_found(student_lab, new_page):
+    """Run a lecture, save it, stop its kernel, open it again: the widgets show their saved state."""
+    path = "my-lectures/02-1-perceptron-hypothesis-set.ipynb"
+    page = new_page(student_lab)
+    ld.open_notebook(page, student_lab, path)
+    ld.run_all(page)
+    nb = saved_notebook(page, student_lab, path)
+    n_widgets = sum(WIDGET_MIME in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert n_widgets >= 1
+    assert "application/vnd.jupyter.widget-state+json" in nb.metadata.get("widgets", {}), \
+        "the notebook was saved without its widgets' state"
+    page.close()
+    student_lab.shutdown_kernels()                    # the models of the first run are gone with their kernel
+    again = new_page(student_lab)
+    ld.open_notebook(again, student_lab, path)
+    expect(again.locator(f"{ld.ACTIVE} .jupyter-widgets img").first).to_be_visible()
+    widgets = ld.widget_outputs(again)
+    assert not ld.widget_fallbacks(again), ld.widget_fallbacks(again)
+    assert len(widgets) == n_widgets
+    assert all(w.locator("img").count() >= 1 for w in widgets)
 
 
 def exercise_points(nb):

@@ -262,8 +262,10 @@ def test_files_below_are_read_without_following_links(tmp_path):
     (sub / "pkg" / "m.py").write_text("x = 1\n")
     (sub / "leak.txt").symlink_to(secret)
     (sub / "dirlink").symlink_to(tmp_path)
+    (sub / "timestamp.txt").write_text("2024-03-01 12:00:00.123456 UTC")   # nbgrader's, outside the digest
+    (sub / "pkg" / "timestamp.txt").write_text("the student's own")
     files, notes = read_files(sub)
-    assert files == {"pkg/m.py": b"x = 1\n"}
+    assert files == {"pkg/m.py": b"x = 1\n", "pkg/timestamp.txt": b"the student's own"}
     assert len(notes) == 2 and all("link" in n for n in notes)
 
 

@@ -68,3 +68,16 @@ def test_a_students_function_draws_from_the_generator_a_test_passes(session):
             "assert again.tolist() == values.tolist() and other.tolist() != values.tolist()\n")
     _, error = run_test_cell(session, test, setup_namespace={"__builtins__": __builtins__}, timeout=10)
     assert error is None, error
+
+
+def test_a_message_of_too_many_values_is_refused_unparsed_while_large_arrays_pass():
+    import numpy as np
+
+    from grading import wire
+
+    many = wire.dumps({"id": 1, "result": [0] * (wire.MAX_VALUES + 1)})
+    with pytest.raises(wire.WireError, match="values"):
+        wire.loads(many)
+    big = wire.dumps({"id": 1, "result": wire.encode(np.arange(3_000_000, dtype=float))})   # one base64 string
+    assert wire.decode(wire.loads(big)["result"]).shape == (3_000_000,)
+    assert wire.loads(wire.dumps({"id": 1, "result": [[0]] * 100_000}))["result"][-1] == [0]

@@ -111,3 +111,16 @@ def test_a_forged_generator_state_is_not_written_into_another_kind_of_generator(
     assert mine.bit_generator.state == before
     _write_back({"0": encode(np.random.Generator(np.random.PCG64DXSM(9)))}, (mine,), {})
     assert mine.bit_generator.state == np.random.Generator(np.random.PCG64DXSM(9)).bit_generator.state
+
+
+def test_a_message_of_too_many_values_is_refused_unparsed_while_large_arrays_pass():
+    import numpy as np
+
+    from grading import wire
+
+    many = wire.dumps({"id": 1, "result": [0] * (wire.MAX_VALUES + 1)})
+    with pytest.raises(wire.WireError, match="values"):
+        wire.loads(many)
+    big = wire.dumps({"id": 1, "result": wire.encode(np.arange(3_000_000, dtype=float))})   # one base64 string
+    assert wire.decode(wire.loads(big)["result"]).shape == (3_000_000,)
+    assert wire.loads(wire.dumps({"id": 1, "result": [[0]] * 100_000}))["result"][-1] == [0]

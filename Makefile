@@ -9,7 +9,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 LAB_PORT  ?= 8888
 
 .DEFAULT_GOAL := help
-.PHONY: help setup setup-test lab lab-instructor test test-fast test-under-load lint benchmark lock clean site
+.PHONY: help setup setup-test lab lab-instructor test test-fast test-under-load lint benchmark lock clean site labextension
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -22,9 +22,11 @@ setup-test:  ## the same with every tool of the test suite and the benchmarks (m
 
 # Two views of the course. jupyter/<mode>/ holds the Jupyter settings of each (which nbgrader
 # parts are on); it is put first on Jupyter's config search path for this command only, so
-# the user's own Jupyter settings are never changed.
+# the user's own Jupyter settings are never changed. jupyter/labextensions/ holds the course's
+# own prebuilt JupyterLab extension (the Validate button; source in jupyter/validate/).
 LAB_CMD = JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter/$(1)$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
-	$(BIN)/jupyter lab --notebook-dir="$(CURDIR)" --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG) $(LAB_ARGS)
+	$(BIN)/jupyter lab --notebook-dir="$(CURDIR)" --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG) \
+	--LabApp.extra_labextensions_path="$(CURDIR)/jupyter/labextensions" $(LAB_ARGS)
 
 lab: setup  ## set up, then start JupyterLab on the course (students: lectures in my-lectures/, Validate, Assignment List)
 	@$(BIN)/python scripts/lecture_copies.py
@@ -57,6 +59,9 @@ benchmark: setup-test  ## speed of course_lib against plain loops; widget respon
 
 site: setup-test  ## the course's website in build/site/html/ (lectures executed, with a cache); CLEAN=1 from scratch
 	$(BIN)/python scripts/build_site.py $(if $(filter 1 yes true,$(CLEAN)),--clean)
+
+labextension: setup  ## maintainers: rebuild the Validate button (jupyter/validate/) into jupyter/labextensions/ (npm)
+	cd jupyter/validate && npm ci --no-audit --no-fund && COURSE_PYTHON="$(abspath $(BIN))/python" npm run build
 
 lock:  ## re-resolve uv.lock (uv) and write environment.yml, deploy/requirements.txt after editing pyproject.toml
 	@sh scripts/lock.sh

@@ -73,7 +73,8 @@ clean:  ## remove the virtual environment and caches (the website's build and ex
 # The course directory is this folder (nbgrader_config.py). See docs/guides/instructors.md.
 ASSIGNMENT ?= ps1_perceptron
 GRADING    := $(BIN)/python -m grading
-.PHONY: release autograde feedback grades audit check regrade-check
+.PHONY: release autograde feedback grades audit check regrade-check collect-lms extension reviewed \
+	grading-scheduler grading-worker
 
 release: setup  ## instructors: student versions of every assignment (or of ASSIGNMENT=...) into release/
 	$(GRADING) release $(if $(filter command line environment override,$(origin ASSIGNMENT)),$(ASSIGNMENT))
@@ -84,17 +85,46 @@ STUDENT        ?=
 FORCE          ?=
 JOBS           ?=
 DASK_SCHEDULER ?=
-autograde: setup  ## instructors: grade new/changed submissions of ASSIGNMENT (STUDENT=, FORCE=1, JOBS=, DASK_SCHEDULER=)
+autograde: setup  ## instructors: grade new/changed submissions of ASSIGNMENT (STUDENT=, FORCE=1, JOBS=, DASK_SCHEDULER=, PROGRESS=bar|lines)
 	@sh scripts/system-deps.sh sandbox
 	$(GRADING) autograde $(ASSIGNMENT) $(if $(STUDENT),--student "$(STUDENT)") $(if $(filter 1 yes true,$(FORCE)),--force) \
-		$(if $(JOBS),--jobs "$(JOBS)") $(if $(DASK_SCHEDULER),--dask-scheduler "$(DASK_SCHEDULER)")
+		$(if $(JOBS),--jobs "$(JOBS)") $(if $(DASK_SCHEDULER),--dask-scheduler "$(DASK_SCHEDULER)") \
+		$(if $(PROGRESS),--progress "$(PROGRESS)")
 
 feedback: setup  ## instructors: HTML feedback (no hidden tests shown) of what was graded since (STUDENT=, FORCE=1)
 	$(GRADING) feedback $(ASSIGNMENT) $(if $(STUDENT),--student "$(STUDENT)") $(if $(filter 1 yes true,$(FORCE)),--force)
 
 FORMAT ?= csv
-grades: setup  ## instructors: grades-ASSIGNMENT.csv, summary, histogram, course grades.csv (FORMAT=canvas|moodle: LMS file)
-	$(GRADING) grades $(ASSIGNMENT) --format $(FORMAT)
+PROVISIONAL ?=
+ROSTER ?=
+grades: setup  ## instructors: grades-ASSIGNMENT.csv, summary, pictures, grades.csv (FORMAT=canvas|moodle: LMS file, ROSTER=, PROVISIONAL=1)
+	$(GRADING) grades $(ASSIGNMENT) --format $(FORMAT) $(if $(filter 1 yes true,$(PROVISIONAL)),--provisional) \
+		$(if $(ROSTER),--roster "$(ROSTER)")
+
+FROM  ?=
+TIMES ?=
+collect-lms: setup  ## instructors: FROM=submissions.zip (Canvas) or Moodle's download into submitted/ (ROSTER=, TIMES=)
+	@test -n "$(FROM)" || { echo "usage: make collect-lms FROM=path/to/download ASSIGNMENT=... [ROSTER=roster.csv] [TIMES=...]" >&2; exit 2; }
+	$(GRADING) collect-lms $(ASSIGNMENT) "$(FROM)" $(if $(ROSTER),--roster "$(ROSTER)") $(if $(TIMES),--times "$(TIMES)")
+
+extension: setup  ## instructors: STUDENT=... DUE="2026-11-24 23:59 UTC" [REASON=...]: a later due date (DUE= shows, DUE=none removes)
+	@test -n "$(STUDENT)" || { echo 'usage: make extension ASSIGNMENT=... STUDENT=... DUE="2026-11-24 23:59 UTC" [REASON=...]' >&2; exit 2; }
+	$(GRADING) extension $(ASSIGNMENT) "$(STUDENT)" $(if $(filter none,$(DUE)),--due "",$(if $(DUE),--due "$(DUE)")) \
+		$(if $(REASON),--reason "$(REASON)")
+
+reviewed: setup  ## instructors: STUDENT=... [CELL=grade_id]: answers changed since a grade were looked at again
+	@test -n "$(STUDENT)" || { echo "usage: make reviewed ASSIGNMENT=... STUDENT=... [CELL=grade_id]" >&2; exit 2; }
+	$(GRADING) reviewed $(ASSIGNMENT) "$(STUDENT)" $(if $(CELL),"$(CELL)")
+
+# Grading on several machines (see "Grading a large class" in README.md).
+SCHEDULER      ?=
+SCHEDULER_PORT ?= 8786
+grading-scheduler: setup-test  ## instructors: a Dask scheduler for grading machines (port SCHEDULER_PORT=8786)
+	$(BIN)/dask scheduler --host 0.0.0.0 --port $(SCHEDULER_PORT) --no-dashboard --preload grading.workers
+
+grading-worker:  ## grading machines: install what grading needs, check the course matches SCHEDULER=tcp://host:port, start workers
+	@test -n "$(SCHEDULER)" || { echo "usage: make grading-worker SCHEDULER=tcp://host:8786" >&2; exit 2; }
+	@sh scripts/grading-worker.sh "$(SCHEDULER)"
 
 regrade-check: setup  ## instructors: STUDENT=... [CELL=grade_id]: run a student's tests again, same seeds as graded
 	@test -n "$(STUDENT)" || { echo "usage: make regrade-check ASSIGNMENT=... STUDENT=... [CELL=grade_id]" >&2; exit 2; }

@@ -37,6 +37,7 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "grading.preprocessors.TrustOnlyTheGradebook",  # cell metadata from the gradebook, never the student's
+    "grading.classrun.RestoreUnchangedTests",       # hidden tests back in untouched test cells, quietly
     "nbgrader.preprocessors.OverwriteKernelspec",
     "nbgrader.preprocessors.OverwriteCells",
     "grading.preprocessors.CheckCellMetadata",      # nbgrader's check, its schema compiled once
@@ -50,6 +51,16 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.AssignLatePenalties",
     "grading.preprocessors.CheckCellMetadata",      # nbgrader's check, its schema compiled once
 ]
+# Every path that autogrades (make autograde, nbgrader autograde, the Formgrader's button,
+# Dask) records each submission's outcome the same way, for every export to read: graded,
+# or ungraded with the reason (never 0), or interrupted; and which hand-graded answers
+# changed since (grading/classrun.py). On a fresh clone the hook also records the
+# assignment in the gradebook, so `nbgrader autograde` works without a `make` step.
+c.Autograde.pre_convert_hook = "grading.classrun.before_autograde"
+c.Autograde.exporter_class = "grading.classrun.RecordingExporter"
+# `nbgrader generate_assignment --force` refuses before it removes release/<assignment>/
+# when nbgrader would not be allowed to regenerate it (the gradebook holds submissions).
+c.GenerateAssignment.exporter_class = "grading.autograde.RefuseBeforeRemoving"
 # Deleted test cells are put back from the gradebook before grading.
 c.OverwriteCells.add_missing_cells = True
 c.OverwriteCells.missing_cell_notification = (
@@ -99,8 +110,10 @@ c.AssignLatePenalties.plugin_class = "grading.late.LatePenalty"
 c.LatePenalty.percent_per_day = 10.0
 c.LatePenalty.grace_minutes = 0.0
 # `nbgrader export` writes one row per student and assignment with a status column
-# (graded, ungraded, not submitted, ...); a submission without a grade has an empty score,
-# never 0, and the score is after the late penalty (late_seconds and penalty columns).
+# (final, provisional, ungraded, not autograded, not submitted); a submission without a
+# grade has an empty score, never 0, and the score is after the late penalty, computed
+# from the score now (late_seconds and penalty columns). Per-student extensions are in
+# extensions.csv (`make extension`).
 c.ExportApp.plugin_class = "grading.exporters.CourseExport"
 
 # --- Student HTML is shown inert (grading/safe_html.py) ------------------------------
@@ -137,4 +150,7 @@ except Exception as _exc:  # noqa: BLE001
     print(f"nbgrader_config.py: {_REASON}", file=sys.stderr)
     c.Autograde.sanitize_preprocessors = [CourseConfigurationBroken]
     c.Autograde.autograde_preprocessors = [CourseConfigurationBroken]
+    c.Autograde.pre_convert_hook = None
+    c.Autograde.exporter_class = "nbconvert.exporters.NotebookExporter"
+    c.GenerateAssignment.exporter_class = "nbconvert.exporters.NotebookExporter"
     c.GenerateFeedback.preprocessors = [CourseConfigurationBroken]

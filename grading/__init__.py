@@ -26,9 +26,19 @@ this package adds what a fair and tamper-proof grade needs on top of it:
   score of 0;
 * :mod:`grading.scheduler` — what is graded again (by content), submissions run in parallel
   on local processes or a Dask cluster, one writer of the gradebook;
+* :mod:`grading.classrun` — the record of each submission's grading, written the same way by
+  every path (nbgrader's Autograde plug-ins), and what changed since a grader's work;
+  :mod:`grading.status` — those records, typed; :mod:`grading.gradebook` — the one door to
+  nbgrader's gradebook for the class run, the exports and the feedback;
 * :mod:`grading.feedback` — feedback without hidden-test source or hidden-test lines;
+  :mod:`grading.pages` — the late note, the graders' rubric and formulas drawn offline on the
+  Formgrader's page and in feedback;
 * :mod:`grading.report`, :mod:`grading.exporters`, :mod:`grading.late` — grade files
-  (per assignment, course-wide, Canvas, Moodle, ``nbgrader export``), statistics, late policy;
+  (per assignment, course-wide, Canvas, Moodle, ``nbgrader export``) with a final, provisional
+  or ungraded status each, statistics per graded cell, the late policy and extensions,
+  all written formula-safe (:mod:`grading.csvfiles`);
+* :mod:`grading.lms` — submissions in from a Canvas or Moodle download, and the roster;
+* :mod:`grading.workers` — grading machines on Dask that run the same course as the scheduler;
 * :mod:`grading.audit` — code in the submissions that looks like tampering or copying, listed;
 * :mod:`grading.validate` — the students' self-check (``make check``, and :func:`check` from
   inside a notebook) on the same engine, with the released visible tests, saying what it

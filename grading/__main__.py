@@ -8,9 +8,16 @@ Commands (run from the course directory, or pass ``--course``):
             [--student ID] [--force] [--jobs N] [--dask-scheduler tcp://HOST:PORT]
   feedback  ASSIGNMENT            HTML feedback into feedback/ (hidden tests removed) for the
             [--student ID] [--force]  submissions graded since their feedback was made
-  grades    ASSIGNMENT [--out F] [--format csv|canvas|moodle]
-                                  grades-ASSIGNMENT.csv, its summary and histogram, the
+  grades    ASSIGNMENT [--out F] [--format csv|canvas|moodle] [--provisional] [--roster F]
+                                  grades-ASSIGNMENT.csv, its summary and pictures, the
                                   course's grades.csv (and a file Canvas or Moodle imports)
+  collect-lms ASSIGNMENT DOWNLOAD [--roster F] [--times F]
+                                  a Canvas submissions.zip or Moodle download into submitted/
+  extension ASSIGNMENT STUDENT [--due "2026-11-24 23:59 UTC"] [--reason TEXT]
+                                  a later due date for one student (no --due: show it;
+                                  --due "": remove it), in extensions.csv and the gradebook
+  reviewed  ASSIGNMENT STUDENT [CELL ...]
+                                  a grader looked again at answers changed since their grade
   audit     ASSIGNMENT            list code in the submissions that looks like tampering or copying
   check     NOTEBOOK...           run a notebook's released visible tests in the sandbox; exit 1 if one fails
             [--json] [--sandbox required|preferred]
@@ -50,7 +57,10 @@ def main(argv=None):
         if name == "grades":
             p.add_argument("--out", default=None, help="the assignment's CSV (default: grades-ASSIGNMENT.csv)")
             p.add_argument("--format", default="csv", choices=("csv", "canvas", "moodle"),
-                           help="also write the course's grades as Canvas or Moodle import them")
+                           help="also write the assignment's final totals as Canvas or Moodle import them")
+            p.add_argument("--provisional", action="store_true",
+                           help="also write the provisional totals for the LMS, in a file of their own")
+            p.add_argument("--roster", default=None, help="the roster for the LMS file (default: roster.csv)")
         if name == "feedback":
             p.add_argument("--student", default=None, help="make only this student's feedback")
             p.add_argument("--force", action="store_true",
@@ -63,6 +73,24 @@ def main(argv=None):
                            help="submissions graded at once (default: one per core; 1: in this process)")
             p.add_argument("--dask-scheduler", default=None, metavar="tcp://HOST:PORT",
                            help="run the submissions on this Dask cluster's workers")
+            p.add_argument("--progress", choices=("bar", "lines"), default=None,
+                           help="a progress bar, or a line every few submissions or seconds (default: the bar "
+                                "on a terminal, lines in a log)")
+    p = sub.add_parser("collect-lms")
+    p.add_argument("assignment")
+    p.add_argument("download", help="Canvas's submissions.zip, Moodle's download, or the folder it unpacks to")
+    p.add_argument("--roster", default=None, help="the roster (default: roster.csv in the course directory)")
+    p.add_argument("--times", default=None, help="submission times (a CSV, Canvas's submissions JSON, or Moodle's "
+                                                 "grading worksheet)")
+    p = sub.add_parser("extension")
+    p.add_argument("assignment")
+    p.add_argument("student")
+    p.add_argument("--due", default=None, help='the student\'s due date ("2026-11-24 23:59 UTC"; "" removes it)')
+    p.add_argument("--reason", default="", help="why (shown in the feedback and the Formgrader)")
+    p = sub.add_parser("reviewed")
+    p.add_argument("assignment")
+    p.add_argument("student")
+    p.add_argument("cells", nargs="*", help="grade_ids (default: every cell listed for review)")
     p = sub.add_parser("check")
     p.add_argument("notebooks", nargs="+")
     p.add_argument("--timeout", type=int, default=None, help="CPU seconds per cell (default: nbgrader_config.py)")
@@ -94,7 +122,8 @@ def main(argv=None):
                 overrides.Execute.timeout = args.timeout
             try:
                 autograde(args.course, args.assignment, overrides=overrides, student=args.student or None,
-                          force=args.force, jobs=args.jobs, scheduler=args.dask_scheduler or None)
+                          force=args.force, jobs=args.jobs, scheduler=args.dask_scheduler or None,
+                          progress={"bar": True, "lines": False}.get(args.progress))
             except KeyboardInterrupt:
                 print("\ninterrupted: the submissions graded so far are saved; run the same command again "
                       "to grade the rest", file=sys.stderr)
@@ -104,7 +133,22 @@ def main(argv=None):
             feedback(args.course, args.assignment, student=args.student or None, force=args.force)
         elif args.command == "grades":
             from .report import grades
-            grades(args.course, args.assignment, out=args.out, form=args.format)
+            grades(args.course, args.assignment, out=args.out, form=args.format, provisional=args.provisional,
+                   roster=args.roster)
+        elif args.command == "collect-lms":
+            from .lms import collect_lms
+            collect_lms(args.course, args.assignment, args.download, roster=args.roster, times=args.times)
+        elif args.command == "extension":
+            from .classrun import extension
+            extension(args.course, args.assignment, args.student, due=args.due, reason=args.reason)
+        elif args.command == "reviewed":
+            from .classrun import ClassRun
+            from .course import Course
+            course = Course(args.course)
+            course.check_assignment(args.assignment)
+            done = ClassRun(course, args.assignment).reviewed(args.student, args.cells or None)
+            print(f"{args.student}: {', '.join(done)} no longer listed for review on {args.assignment}" if done else
+                  f"{args.student}: no answer of {args.assignment} was listed for review")
         elif args.command == "audit":
             from .audit import audit
             audit(args.course, args.assignment)
@@ -119,7 +163,8 @@ def main(argv=None):
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:
-        from .scheduler import database_error_line, gradebook_place, is_database_error
+        from .gradebook import database_error_line, is_database_error
+        from .gradebook import place as gradebook_place
         if not is_database_error(exc):
             raise
         try:

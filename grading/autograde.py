@@ -16,82 +16,66 @@ to. Here every run
    :class:`grading.preprocessors.CourseExecute` — the same code that ``nbgrader autograde``
    and the Formgrader run); the engine's work runs in parallel (local processes or Dask),
    nbgrader's bookkeeping in this process, one submission at a time,
-4. records for each student whether the submission was graded and, if not, why, in
-   ``autograded/grading-status.json``, as soon as it is done; a submission that could not
-   be graded has no automatic grades in the gradebook and is exported as *ungraded*, never
-   as 0.
+4. records each submission's outcome (graded, or ungraded and why) as soon as it is done,
+   through the same plug-ins that record it when nbgrader's own command or the Formgrader
+   grades (:mod:`grading.classrun`); a submission that could not be graded has no automatic
+   grades in the gradebook and is exported as *ungraded*, never as 0.
 """
-import contextlib
 import copy
 import logging
-import os
 import shutil
 import tempfile
-import warnings
 from pathlib import Path
 
-from .course import Course, CourseError
-from .engine import KernelDied, SubmissionRefused
-from .sandbox import Sandbox, SandboxError
+from nbconvert.exporters import NotebookExporter
 
-__all__ = ["release", "sync_gradebook", "autograde"]
+from . import gradebook as gbk
+from .classrun import HOOKS, ClassRun, generate
+from .course import Course, CourseError
+from .sandbox import Sandbox, SandboxError
+from .status import GRADED
+
+__all__ = ["RefuseBeforeRemoving", "autograde", "release", "sync_gradebook"]
 
 log = logging.getLogger("grading")
 
 
-def _quiet_database():
-    """Silence SQLAlchemy's "not in session" warnings that nbgrader's gradebook code triggers (harmless)."""
-    import contextlib
-
-    @contextlib.contextmanager
-    def quiet():
-        with warnings.catch_warnings():
-            try:
-                from sqlalchemy.exc import SAWarning
-                warnings.simplefilter("ignore", SAWarning)
-            except ImportError:  # pragma: no cover
-                pass
-            yield
-
-    return quiet()
-
-
-def _nbgrader_logger(course):
+def nbgrader_logger(course):
     """nbgrader's own log goes to autograded/nbgrader.log; the console gets a short summary."""
     logger = logging.getLogger("grading.nbgrader")
     logger.propagate = False
     logger.setLevel(logging.INFO)
-    for h in list(logger.handlers):
-        logger.removeHandler(h)
-        h.close()
-    course.autograded_dir.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(course.autograded_dir / "nbgrader.log", mode="a")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    logger.addHandler(handler)
+    path = str(course.autograded_dir / "nbgrader.log")
+    if not any(getattr(h, "baseFilename", None) == path for h in logger.handlers):
+        for h in list(logger.handlers):
+            logger.removeHandler(h)
+            h.close()
+        course.autograded_dir.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(path, mode="a")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        logger.addHandler(handler)
+    # nbgrader's gradebook reports a database error (with its traceback) on tornado's application log, which
+    # nothing handles in a command: it belongs in the same file (the command says what happened in one line)
+    gradebook_log = logging.getLogger("tornado.application")
+    if not any(not getattr(h, "_course_log", False) for h in gradebook_log.handlers):   # (a server's own: left alone)
+        for h in list(gradebook_log.handlers):
+            gradebook_log.removeHandler(h)
+        logger.handlers[0]._course_log = True
+        gradebook_log.propagate = False
+        gradebook_log.addHandler(logger.handlers[0])
     return logger
 
 
-def _generate(course, assignment, *, release_dir, db_url, logger=None):
-    from nbgrader.converters import GenerateAssignment
-    from nbgrader.coursedir import CourseDirectory
-
-    cfg = course.nbgrader_config()
-    cfg.CourseDirectory.release_directory = str(release_dir)
-    cfg.CourseDirectory.db_url = db_url
-    cfg.CourseDirectory.assignment_id = assignment
-    cfg.GenerateAssignment.force = True
-    cfg.GenerateAssignment.create_assignment = True
-    coursedir = CourseDirectory(config=cfg)
-    kwargs = {"log": logger} if logger is not None else {}
-    with _quiet_database():
-        GenerateAssignment(coursedir=coursedir, config=cfg, **kwargs).start()
+_nbgrader_logger = nbgrader_logger    # (the name other modules used)
 
 
 def release(root, assignment, *, dest=None):
     """Generate the student version of ``assignment`` from ``source/``.
 
-    Runs nbgrader's ``generate_assignment`` with a throwaway gradebook, so releasing
-    never touches the instructor's ``gradebook.db``.
+    nbgrader's ``generate_assignment`` runs with a throwaway gradebook, so releasing never
+    touches the instructor's ``gradebook.db`` (the course's autograde, on every path, records
+    the assignment there when it first grades it). The student version is made beside
+    ``release/`` and put in place only when it was made whole: a failure removes nothing.
 
     Parameters
     ----------
@@ -116,9 +100,63 @@ def release(root, assignment, *, dest=None):
     quiet.setLevel(logging.ERROR)
     if not quiet.handlers:
         quiet.addHandler(logging.StreamHandler())
+    # generated beside, then put in place: a generation that fails leaves the released (committed) files as they were
     with tempfile.TemporaryDirectory() as tmp:
-        _generate(course, assignment, release_dir=dest, db_url=f"sqlite:///{Path(tmp) / 'gradebook.db'}", logger=quiet)
+        staging = Path(tmp) / "release"
+        generate(course, assignment, release_dir=staging, db_url=f"sqlite:///{Path(tmp) / 'gradebook.db'}",
+                 logger=quiet)
+        made = staging / assignment
+        if not (made / f"{course.notebooks(assignment)[0]}.ipynb").is_file():
+            raise CourseError(f"nbgrader could not generate {assignment} from {course.source_dir / assignment} "
+                              f"(nothing in {dest} was changed); run `nbgrader generate_assignment {assignment}` "
+                              "to see why")
+        dest.mkdir(parents=True, exist_ok=True)
+        target = dest / assignment
+        old = dest / f".{assignment}.replaced"
+        if old.exists():
+            shutil.rmtree(old)
+        if target.exists():
+            target.rename(old)
+        shutil.move(str(made), str(target))
+        if old.exists():
+            shutil.rmtree(old)
     return dest / assignment
+
+
+class RefuseBeforeRemoving(NotebookExporter):
+    """The exporter of ``nbgrader generate_assignment`` that refuses *before* anything is removed.
+
+    With ``--force`` nbgrader removes ``release/<assignment>/`` first and only then finds that
+    it may not change an assignment that has submissions — leaving the course without its
+    released (committed) notebooks. nbgrader makes its exporter before it removes anything,
+    so the check is made here, with the same rule nbgrader applies, and the command stops
+    with one line naming what to do. Registered as ``c.GenerateAssignment.exporter_class``.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        converter = self.parent
+        coursedir = getattr(converter, "coursedir", None)
+        if coursedir is None or getattr(converter, "no_database", False):
+            return
+        from nbgrader.api import Gradebook, MissingEntry
+        from nbgrader.converters.base import NbGraderException
+
+        with gbk.quiet(), Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+            for folder, notebooks in getattr(converter, "assignments", {}).items():
+                name = Path(folder).name
+                try:
+                    a = gb.find_assignment(name)
+                except MissingEntry:
+                    continue
+                wanted = sorted(Path(n).stem for n in notebooks)
+                if sorted(nb.name for nb in a.notebooks) != wanted and a.submissions:
+                    msg = (f"not generating {name}: the gradebook holds {len(a.submissions)} submission(s) of it and "
+                           f"nbgrader cannot change its notebooks then (nothing was removed). "
+                           f"`make release ASSIGNMENT={name}` releases it with a throwaway gradebook; "
+                           f"`make autograde ASSIGNMENT={name}` brings the gradebook up to date")
+                    converter.log.error(msg)
+                    raise NbGraderException(msg)
 
 
 def sync_gradebook(course, assignment, logger=None):
@@ -126,158 +164,120 @@ def sync_gradebook(course, assignment, logger=None):
 
     Creates the gradebook when it does not exist (a fresh clone).
     """
-    with tempfile.TemporaryDirectory() as tmp:
-        _generate(course, assignment, release_dir=tmp, db_url=course.db_url, logger=logger)
-
-
-def _reason(exc):
-    """One line saying why a submission could not be graded."""
-    from nbformat.reader import NotJSONError
-    try:
-        from jsonschema import ValidationError
-    except ImportError:  # pragma: no cover
-        ValidationError = ()
-    if isinstance(exc, (KernelDied, SubmissionRefused)):
-        return str(exc)
-    if isinstance(exc, NotJSONError):
-        return "the notebook file is not valid JSON (broken file): " + str(exc).splitlines()[0][:160]
-    if isinstance(exc, ValidationError):
-        return "the file is not a valid Jupyter notebook: " + str(exc).splitlines()[0][:160]
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:200] if text else ''}".rstrip(": ")
-
-
-def _make_converter(course, assignment, cfg, logger, failures):
-    from nbgrader.converters import Autograde
-    from nbgrader.coursedir import CourseDirectory
-
-    class CourseAutograde(Autograde):
-        """nbgrader's Autograde (configured by nbgrader_config.py) that remembers why a submission failed."""
-
-        def convert_single_notebook(self, notebook_filename):
-            try:
-                super().convert_single_notebook(notebook_filename)
-            except Exception as exc:
-                student = Path(notebook_filename).parents[1].name
-                failures.setdefault(student, _reason(exc))
-                raise
-
-    coursedir = CourseDirectory(config=cfg)
-    return CourseAutograde(coursedir=coursedir, config=cfg, log=logger)
-
-
-def _database_identity(db_url):
-    """What identifies a SQLite gradebook file (device, inode), to notice it vanishing mid-run; None otherwise."""
-    if not db_url.startswith("sqlite:///"):
-        return None
-    try:
-        st = os.stat(db_url[len("sqlite:///"):])
-    except OSError:
-        return "missing"
-    return (st.st_dev, st.st_ino)
-
-
-def _gradebook_holds(db_url, assignment, identity):
-    """True while the gradebook is the one this run started with and still holds ``assignment``.
-
-    A SQLite file that was removed is not opened (opening would create an empty one), and a
-    new file in its place (the same inode number can come back) holds no assignment: grading
-    on would score every test cell against nothing.
-    """
-    from sqlalchemy import create_engine, text
-
-    if _database_identity(db_url) != identity:
-        return False
-    try:
-        engine = create_engine(db_url)
-        try:
-            with engine.connect() as conn:
-                found = conn.execute(text("SELECT 1 FROM assignment WHERE name = :a"), {"a": assignment}).first()
-        finally:
-            engine.dispose()
-    except Exception:  # noqa: BLE001 - any failure means it is not usable
-        return False
-    return found is not None
+    ClassRun(course, assignment).sync_gradebook(logger)
 
 
 def _require_course_engine(cfg):
-    """Refuse to grade with a configuration that does not run the course's engine."""
+    """Refuse to grade with a configuration that does not run the course's engine and record its outcome."""
     steps = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
              for p in cfg.get("Autograde", {}).get("autograde_preprocessors", [])]
     if "grading.preprocessors.CourseExecute" not in steps:
         raise CourseError("nbgrader_config.py does not register the course's grading engine "
                           "(c.Autograde.autograde_preprocessors must hold grading.preprocessors.CourseExecute): "
                           "student code would run unsandboxed, so nothing was graded")
-
-
-def _outcome(course, assignment, student, failures):
-    """``(status, reason)`` of one student after nbgrader's Autograde ran for them."""
-    notebooks = course.notebooks(assignment)
-    folder = course.submitted_dir / student / assignment
-    graded_dir = course.autograded_dir / student / assignment
-    missing = [n for n in notebooks if not (folder / f"{n}.ipynb").is_file()]
-    if student in failures:
-        return "ungraded", failures[student]
-    if missing:
-        return "ungraded", f"no {', '.join(m + '.ipynb' for m in missing)} in {folder}"
-    if not all((graded_dir / f"{n}.ipynb").is_file() for n in notebooks):
-        return "ungraded", "nbgrader did not grade it (see autograded/nbgrader.log)"
-    return "graded", ""
-
-
-def _forget(course, assignment, student, *, keep_manual):
-    """Take an ungraded (or withdrawn) submission's grades out of the gradebook and autograded/.
-
-    Grades a TA gave by hand are kept (with the submission) when ``keep_manual``.
-    """
-    from nbgrader.api import Gradebook
-
-    from .scheduler import manual_work
-    if not (keep_manual and manual_work(course.db_url, course.course_id, assignment, student)):
-        with warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
-            warnings.simplefilter("ignore")
-            try:
-                gb.remove_submission(assignment, student)
-            except Exception:
-                pass
-    graded_dir = course.autograded_dir / student / assignment
-    if graded_dir.exists():
-        shutil.rmtree(graded_dir)
-
-
-def _grade_student(course, assignment, cfg, logger, student):
-    """nbgrader's Autograde for one student, in this process (the gradebook's one writer)."""
-    from nbgrader.converters.base import NbGraderException
-
-    one = copy.deepcopy(cfg)            # (Config.merge would share the sections with cfg)
-    one.CourseDirectory.student_id = student
-    failures = {}
-    converter = _make_converter(course, assignment, one, logger, failures)
-    try:
-        with _quiet_database():
-            converter.start()
-    except NbGraderException:
-        pass  # the reason is in failures
-    return _outcome(course, assignment, student, failures)
+    section = cfg.get("Autograde", {})
+    for key, name in HOOKS.items():
+        value = section.get(key)
+        value = value if isinstance(value, str) or value is None else f"{value.__module__}.{value.__qualname__}"
+        if value != name:
+            raise CourseError(f"nbgrader_config.py does not register the course's grading record "
+                              f"(c.Autograde.{key} must be {name!r}): a submission that cannot be graded would "
+                              "be exported as 0, so nothing was graded")
 
 
 def _require_gradebook(course):
     """Refuse to start (one line, nothing changed) when the gradebook's database does not answer."""
-    from .scheduler import gradebook_place, gradebook_problem
-
-    problem = gradebook_problem(course.db_url)
-    if problem:
-        raise CourseError(f"the gradebook ({gradebook_place(course.db_url)}) does not answer: {problem}. Nothing was "
+    why = gbk.problem(course.db_url)
+    if why:
+        raise CourseError(f"the gradebook ({gbk.place(course.db_url)}) does not answer: {why}. Nothing was "
                           "graded; start its database server (or correct c.CourseDirectory.db_url in "
                           "nbgrader_config.py) and run the same command again")
 
 
+class _ClassGrading:
+    """``make autograde`` of one assignment: what to grade, each result handed to nbgrader, the summary.
+
+    Execution happens anywhere (a pool, Dask); nbgrader's bookkeeping for one submission at
+    a time happens here, in :meth:`record`, and its outcome is recorded by the plug-ins of
+    :mod:`grading.classrun` (as on every other path).
+    """
+
+    def __init__(self, course, assignment, cfg, logger):
+        from . import scheduler as sched
+
+        self.course, self.assignment, self.cfg, self.logger = course, assignment, cfg, logger
+        self.run = ClassRun(course, assignment, config=cfg)
+        self.notebooks = course.notebooks(assignment)
+        self.finishing = sched.with_precomputed(cfg)
+        self.database = gbk.identity(course.db_url)
+        self.counts = {"graded": 0, "ungraded": 0}
+        self.progress = None
+
+    def plan(self, students, *, student=None, force=False):
+        from . import scheduler as sched
+
+        state = {s: r.to_dict() for s, r in self.run.book.all().items()}
+        digests = {s: sched.submission_digest(self.course.submitted_dir / s / self.assignment) for s in students}
+        todo, unchanged = sched.plan(students, state, digests, self.run.source, student=student, force=force)
+        for gone in sorted(set(state) - set(students)):           # submission folder removed
+            self.run.withdraw(gone)
+        return todo, unchanged
+
+    def prepare(self, student):
+        from . import scheduler as sched
+
+        job = sched.prepare_job(self.cfg, self.course, self.assignment, student, self.notebooks)
+        for name, spec in job["notebooks"].items():
+            sched._PREPARED[(student, name)] = spec["notebook"]
+        return job
+
+    def _check_gradebook(self, why="the database was removed or replaced, or no longer holds the assignment"):
+        from . import scheduler as sched
+
+        if not gbk.holds(self.course.db_url, self.assignment, self.database):
+            raise sched.GradebookGone(why)
+
+    def record(self, student, result, error):
+        """Hand ``student``'s executed notebooks to nbgrader's Autograde here (one writer of the gradebook)."""
+        from nbgrader.converters import Autograde
+        from nbgrader.converters.base import NbGraderException
+        from nbgrader.coursedir import CourseDirectory
+
+        from . import scheduler as sched
+
+        for name in self.notebooks:
+            sched._RESULTS[(student, name)] = error if error is not None else (result or {}).get(name, error)
+        self._check_gradebook()
+        one = copy.deepcopy(self.finishing)            # (Config.merge would share the sections)
+        one.CourseDirectory.student_id = student
+        try:
+            with gbk.quiet():
+                Autograde(coursedir=CourseDirectory(config=one), config=one, log=self.logger).start()
+        except NbGraderException:
+            pass                                       # the reason is in the student's record
+        finally:
+            for name in self.notebooks:
+                sched._RESULTS.pop((student, name), None)
+                sched._PREPARED.pop((student, name), None)
+        self._check_gradebook()
+        record = self.run.book.read(student)
+        if record is None or record.interrupted or record.status is None:   # nbgrader stopped before grading it
+            if not gbk.alive(self.course.db_url):
+                raise sched.GradebookGone("the gradebook stopped answering")
+            record = self.run.finish(student, failure="nbgrader did not grade it (see autograded/nbgrader.log)")
+        if record.status != GRADED and not gbk.alive(self.course.db_url):
+            raise sched.GradebookGone(record.reason)
+        if isinstance(error, sched.JobFailed):
+            self.run.mark_interrupted(student)          # not the submission's fault: the next run retries it
+        self.counts[GRADED if record.status == GRADED else "ungraded"] += 1
+        if self.progress is not None:
+            self.progress.note(f"{self.counts['graded']} graded, {self.counts['ungraded']} not graded")
+
+
 def _went_away(course, assignment, counts, why):
     """Stop with one readable line: what was graded before is saved, the next run continues."""
-    from .scheduler import gradebook_place
-
     done = counts["graded"] + counts["ungraded"]
-    raise CourseError(f"the gradebook ({gradebook_place(course.db_url)}) went away while {assignment} was graded "
+    raise CourseError(f"the gradebook ({gbk.place(course.db_url)}) went away while {assignment} was graded "
                       f"({' '.join(why.split())[:200]}). The {done} submission(s) finished before are saved; bring "
                       f"the gradebook back and run `make autograde ASSIGNMENT={assignment}` again: it grades the rest.")
 
@@ -310,7 +310,8 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
         Address of a Dask scheduler (``tcp://host:port``): the submissions are executed on
         its workers instead.
     progress : bool, optional
-        Show a progress bar (default: when stderr is a terminal).
+        A progress bar (True), progress lines every few submissions or seconds (False: for a
+        log), or the bar on a terminal and lines otherwise (None, the default).
 
     Returns
     -------
@@ -343,7 +344,7 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
     except SandboxError as exc:
         raise CourseError(f"not grading: {exc}") from None
 
-    logger = _nbgrader_logger(course)
+    logger = nbgrader_logger(course)
     _require_gradebook(course)
     try:
         sync_gradebook(course, assignment, logger)
@@ -355,101 +356,53 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
     cfg.CourseDirectory.assignment_id = assignment
     cfg.Autograde.force = True
     _require_course_engine(cfg)
-    database = _database_identity(course.db_url)
-
-    notebooks = course.notebooks(assignment)
-    state = course.read_status(assignment)
-    from .preprocessors import CourseExecute
-    settings = dict(CourseExecute(config=cfg).settings(assignment),
-                    **{k: dict(cfg.get(k, {})) for k in ("LatePenalty", "LimitOutput")})
-    source = sched.source_digest(course, assignment, settings)
-    digests = {s: sched.submission_digest(course.submitted_dir / s / assignment) for s in students}
-    todo, unchanged = sched.plan(students, state, digests, source, student=student, force=force)
-    for gone in sorted(set(state) - set(students)):           # submission folder removed
-        _forget(course, assignment, gone, keep_manual=True)
-        state.pop(gone)
-    course.write_status(assignment, state)
-
-    remote = sched.engine_in(cfg)
-    executor, close, width = sched.make_executor(jobs=jobs if remote else 1, scheduler=scheduler if remote else None)
-    finishing = sched.with_precomputed(cfg) if remote else cfg
-    counts = {"graded": 0, "ungraded": 0}
+    grading = _ClassGrading(course, assignment, cfg, logger)
+    todo, unchanged = grading.plan(students, student=student, force=force)
+    if scheduler:
+        from .workers import check_cluster
+        check_cluster(scheduler)
+    executor, close, width = sched.make_executor(jobs=jobs, scheduler=scheduler)
     start = sched.timed()
-
-    def prepare(sid):
-        if not remote:
-            return None
-        job = sched.prepare_job(cfg, course, assignment, sid, notebooks)
-        for name, spec in job["notebooks"].items():
-            sched._PREPARED[(sid, name)] = spec["notebook"]
-        return job
-
-    def finish(sid, result, error, bar=None):
-        folder = course.submitted_dir / sid / assignment
-        old = state.get(sid) or {}
-        manual_before = sched.manual_work(course.db_url, course.course_id, assignment, sid)
-        state[sid] = dict(old, interrupted=True)
-        course.write_status(assignment, state)
-        if remote:
-            for name in notebooks:
-                sched._RESULTS[(sid, name)] = error if error is not None else (result or {}).get(name, error)
-        if not _gradebook_holds(course.db_url, assignment, database):
-            raise sched.GradebookGone("the database was removed or replaced, or no longer holds the assignment")
-        try:
-            status, reason = _grade_student(course, assignment, finishing, logger, sid)
-        finally:
-            for name in notebooks:
-                sched._RESULTS.pop((sid, name), None)
-                sched._PREPARED.pop((sid, name), None)
-        if not _gradebook_holds(course.db_url, assignment, database):
-            raise sched.GradebookGone("the database was removed or replaced, or no longer holds the assignment")
-        if status != "graded" and not sched.gradebook_alive(course.db_url):
-            raise sched.GradebookGone(reason)
-        if status != "graded":
-            _forget(course, assignment, sid, keep_manual=True)
-        cells = sched.cell_digests(folder, notebooks)
-        review = sched.cells_to_review(manual_before, old.get("cells", {}), cells) if old.get("cells") else []
-        state[sid] = {"status": status, "reason": reason, "digest": digests[sid], "source": source,
-                      "cells": cells, "review": review}
-        if isinstance(error, sched.JobFailed):
-            state[sid]["interrupted"] = True          # not the submission's fault: the next run retries it
-        course.write_status(assignment, state)
-        counts[status] += 1
-        if bar is not None:
-            bar.set_postfix_str(f"{counts['graded']} graded, {counts['ungraded']} not graded", refresh=False)
-
     try:
-        with sched.progress_bar(len(todo), desc=assignment, enabled=progress) as bar:
+        with sched.progress_reporter(len(todo), desc=assignment, bar=progress) as reporter:
+            grading.progress = reporter
+
             def reopen():
                 nonlocal executor, close
                 close()
                 executor, close, _ = sched.make_executor(jobs=jobs)
                 return executor
-            sched.run_jobs(todo, prepare, lambda s, r, e: finish(s, r, e, bar), executor=executor, width=width,
-                           work=sched.execute_job if remote else sched.no_job, progress=bar,
-                           reopen=reopen if remote and not scheduler else None)
+            sched.run_jobs(todo, grading.prepare, grading.record, executor=executor, width=width,
+                           work=sched.execute_job, progress=reporter, reopen=None if scheduler else reopen)
     except sched.GradebookGone as exc:
-        _went_away(course, assignment, counts, str(exc))
+        _went_away(course, assignment, grading.counts, str(exc))
     except Exception as exc:
-        if sched.is_database_error(exc):
-            _went_away(course, assignment, counts, sched.database_error_line(exc))
+        if gbk.is_database_error(exc):
+            _went_away(course, assignment, grading.counts, gbk.database_error_line(exc))
         raise
     finally:
         close()
     wall = sched.timed()[0] - start[0]
-    done = counts["graded"] + counts["ungraded"]
+    records = grading.run.book.all()
+    status = {s: records[s].to_dict() for s in students if s in records}
+    _summary(course, assignment, students, records, echo=echo, wall=wall, unchanged=unchanged,
+             done=grading.counts["graded"] + grading.counts["ungraded"],
+             where=f"on the Dask cluster at {scheduler}" if scheduler else f"{width} process(es) at once")
+    return status
 
-    status = {s: state[s] for s in students if s in state}
-    where = (f"on the Dask cluster at {scheduler}" if remote and scheduler else
-             f"{width} process(es) at once" if remote else "in this process")
+
+def _summary(course, assignment, students, records, *, echo, wall, unchanged, done, where):
+    """The lines a TA reads after a run: what was graded, what was not and why, what waits for a grader."""
+    from .exporters import class_rows
+
     echo(f"{assignment}: this run graded {done} submission(s) in {wall:.0f} s ({where})"
          + (f"; {len(unchanged)} unchanged since last graded, left as they were (FORCE=1 regrades them)"
             if unchanged else ""))
-    # (an earlier run interrupted while grading a submission leaves it marked, for the next run to grade)
-    waiting = sorted(s for s, v in status.items() if v.get("interrupted") and v.get("status") != "ungraded")
-    graded = [s for s, v in status.items() if v.get("status") == "graded" and s not in waiting]
+    records = {s: records[s] for s in students if s in records}
+    waiting = sorted(s for s, r in records.items() if r.interrupted and r.status != "ungraded")
+    graded = [s for s, r in records.items() if r.final]
     echo(f"{assignment}: graded {len(graded)} of {len(students)} submission(s)")
-    bad = {s: v.get("reason", "") for s, v in status.items() if v.get("status") == "ungraded"}
+    bad = {s: r.reason for s, r in records.items() if r.ungraded}
     if bad:
         echo(f"NOT GRADED ({len(bad)}) — exported as ungraded, not as 0; look at them by hand:")
         for s, why in bad.items():
@@ -457,30 +410,14 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
     if waiting:
         echo(f"INTERRUPTED EARLIER ({len(waiting)}) — not exported until graded; `make autograde "
              f"ASSIGNMENT={assignment}` grades them: {', '.join(waiting)}")
-    review = {s: v["review"] for s, v in status.items() if v.get("review")}
+    rows = {r.student: r for r in class_rows(course, assignment)}
+    review = {s: rows[s].review for s in graded if s in rows and rows[s].review}
     if review:
-        echo("CHANGED SINCE A MANUAL GRADE OR COMMENT (kept; review them in the Formgrader):")
+        echo("CHANGED SINCE A MANUAL GRADE OR COMMENT (kept; review them in the Formgrader, or `make reviewed`):")
         for s, cells in review.items():
             echo(f"  {s}: {', '.join(cells)}")
-    pending = _needs_manual_grading(course, assignment, graded)
+    pending = {s: rows[s].pending for s in graded if s in rows and rows[s].pending}
     if pending:
         cells = sorted({g for names in pending.values() for g in names})
         echo(f"NEEDS MANUAL GRADING ({len(pending)}) — {', '.join(cells)}: totals are provisional until a grader "
              "gives these points in the Formgrader (make grades lists who is waiting)")
-    return status
-
-
-def _needs_manual_grading(course, assignment, students):
-    """``{student: [grade_id, ...]}`` of answers graded by hand that have no grade yet."""
-    from nbgrader.api import Gradebook
-
-    pending = {}
-    with contextlib.suppress(Exception), warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
-        warnings.simplefilter("ignore")
-        for student in students:
-            sub = gb.find_submission(assignment, student)
-            names = [g.name for nb in sub.notebooks for g in nb.grades
-                     if g.needs_manual_grade and g.manual_score is None]
-            if names:
-                pending[student] = names
-    return pending

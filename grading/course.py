@@ -96,15 +96,14 @@ class Course:
         return sorted(p.name for p in self.submitted_dir.iterdir() if (p / assignment).is_dir())
 
     # -- grading status -------------------------------------------------------------
-    @property
-    def status_path(self):
-        return self.autograded_dir / STATUS_FILE
-
     def read_status(self, assignment, *, name=STATUS_FILE):
-        """``{student: {"status": "graded"|"ungraded", "reason": str}}`` of the last autograde run.
+        """``{student: record as a dict}`` of the course's grading records of ``assignment`` (:mod:`grading.status`).
 
-        ``name``: another record kept beside it in ``autograded/`` (``feedback-status.json``).
+        ``name``: another record kept as one JSON file in ``autograded/`` (``feedback-status.json``).
         """
+        if name == STATUS_FILE:
+            from .status import StatusBook
+            return {s: r.to_dict() for s, r in StatusBook(self, assignment).all().items()}
         try:
             data = json.loads((self.autograded_dir / name).read_text())
         except (OSError, ValueError):
@@ -112,6 +111,13 @@ class Course:
         return data.get(assignment, {})
 
     def write_status(self, assignment, status, *, name=STATUS_FILE):
+        """Write ``{student: record}`` (see :meth:`read_status`); the grading records go one file per student."""
+        if name == STATUS_FILE:
+            from .status import StatusBook, StudentStatus
+            book = StatusBook(self, assignment)
+            for student, record in status.items():
+                book.write(StudentStatus.from_dict(student, record))
+            return
         path = self.autograded_dir / name
         try:
             data = json.loads(path.read_text())

@@ -1,65 +1,77 @@
-"""Grades out of nbgrader's gradebook: one reading, every export route.
+"""Grades out of nbgrader's gradebook: one reading, every export route, one truth.
 
-:func:`assignment_rows` reads the gradebook once per assignment into plain rows; every
-export writes from those rows, so ``make grades``, ``nbgrader export`` (through
-:class:`CourseExport`, registered in ``nbgrader_config.py``) and the LMS files agree:
+:func:`class_rows` reads one assignment into typed rows (:class:`GradeRow`) from the
+gradebook, the course's grading records (:mod:`grading.status`, written the same way by
+every path that autogrades) and the extensions; every export writes from those rows, so
+``make grades``, ``nbgrader export`` (through :class:`CourseExport`, registered in
+``nbgrader_config.py``) and the LMS files agree, whatever graded the submissions:
 
-* a submission that could not be graded (or was never autograded, or not submitted) has
-  an **empty** score and says so in ``status`` — never 0;
-* ``late_seconds`` and ``penalty`` come from nbgrader (its due date, the submission's
-  timestamp and the course's policy in :mod:`grading.late`); ``score`` is after the penalty,
-  ``raw_score`` before it.
+* each row has a ``status``: ``final``; ``provisional`` (its total can still change: a
+  hand-graded answer has no grade yet, an answer changed since a grader scored it and was
+  not looked at again, or the LMS said it was late without saying when); ``ungraded``
+  (autograde could not grade it; the reason says why); ``not autograded`` (submitted, not
+  graded yet, or its grading was interrupted); ``not submitted``;
+* a submission that was not graded has an **empty** score, never 0;
+* the total and the late penalty are computed from their parts now: the grades (manual
+  ones included), the submission time, the student's due date (with an extension) and the
+  course's policy (:mod:`grading.late`) — never taken from a penalty nbgrader stored when
+  it autograded, which a later manual grade or extension would leave stale (the gradebook is
+  brought in step as the rows are read, so the Formgrader and nbgrader's feedback agree);
+* every CSV cell is formula-safe (:mod:`grading.csvfiles`).
 
-Status values: ``graded``; ``needs manual grading`` (a manually graded cell has no score
-yet: the score shown is what has been given so far); ``ungraded`` (autograde could not
-grade it; the reason says why); ``not autograded`` (submitted, not graded yet);
-``not submitted``.
+The LMS files (Canvas's and Moodle's grade import) carry **final** totals only, never a
+blank (both importers clear a grade for a blank cell), identify students through the
+roster (:mod:`grading.lms`), and leave out — and report — a student the roster does not
+know. Provisional totals go to a separate file, under a column marked "(provisional)",
+only when asked for.
 """
-import contextlib
-import csv
-import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbgrader.plugins import ExportPlugin
 
+from . import gradebook as gbk
+from .classrun import exercise_of
+from .csvfiles import write_rows
+from .late import Policy, read_extensions
+from .status import StatusBook
+
 __all__ = [
+    "ASSIGNMENT_COLUMNS",
     "CANVAS_COLUMNS",
+    "FINAL",
     "FORMATS",
     "MOODLE_COLUMNS",
+    "NOT_AUTOGRADED",
+    "NOT_SUBMITTED",
+    "PROVISIONAL",
+    "UNGRADED",
     "CourseExport",
-    "assignment_rows",
-    "course_table",
+    "GradeRow",
+    "LMSExport",
+    "class_rows",
     "exercise_of",
+    "fmt",
+    "lms_export",
     "write_assignment_csv",
-    "write_canvas_csv",
     "write_course_csv",
-    "write_moodle_csv",
 ]
 
-GRADED, MANUAL, UNGRADED, NOT_AUTOGRADED, NOT_SUBMITTED = (
-    "graded", "needs manual grading", "ungraded", "not autograded", "not submitted")
-SCORED = (GRADED, MANUAL)
+FINAL, PROVISIONAL, UNGRADED, NOT_AUTOGRADED, NOT_SUBMITTED = (
+    "final", "provisional", "ungraded", "not autograded", "not submitted")
+SCORED = (FINAL, PROVISIONAL)
 
 ASSIGNMENT_COLUMNS = ["student_id", "last_name", "first_name", "email", "assignment", "status", "timestamp",
-                      "duedate", "late_seconds", "raw_score", "penalty", "score", "max_score"]
-# Canvas: Grades > Import takes the layout of its own export — the identity columns
-# below, one column per assignment, and a "Points Possible" row under the header.
+                      "duedate", "extension", "late_seconds", "raw_score", "penalty", "score", "max_score"]
+# Canvas: Grades > Import takes the layout of its own export: the identity columns below
+# (a student is matched by ID, then SIS User ID, then SIS Login ID, then name), a "Points
+# Possible" row, then one column per assignment, matched by its title.
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-# Moodle: Grades > Import > CSV file maps one column to a user field (here "Username"
-# or "Email address") and each other column to a grade item; an empty grade is skipped.
-MOODLE_COLUMNS = ["First name", "Last name", "Username", "Email address"]
+# Moodle: Grades > Import > CSV file maps one column to a user field (Username, Email
+# address, ID number) and each other column to a grade item. An empty cell is "no grade"
+# (it clears a grade), and one user it does not know stops the whole import.
+MOODLE_COLUMNS = ["First name", "Last name", "ID number", "Username", "Email address"]
 FORMATS = ("csv", "canvas", "moodle")
-
-
-def exercise_of(grade_id):
-    """The exercise a grade cell belongs to: the part of its ``grade_id`` before the first ``-``.
-
-    Examples
-    --------
-    >>> exercise_of("pla-stops-after-max-updates")
-    'pla'
-    """
-    return grade_id.split("-", 1)[0]
 
 
 def fmt(x):
@@ -67,220 +79,313 @@ def fmt(x):
 
     Examples
     --------
-    >>> fmt(17.0), fmt(3.4), fmt(None)
-    ('17', '3.4', '')
+    >>> fmt(17.0), fmt(3.4), fmt(None), fmt(15.200000000000001)
+    ('17', '3.4', '', '15.2')
     """
-    return "" if x is None else f"{x:g}"
-
-
-@contextlib.contextmanager
-def _quiet():
-    """Silence SQLAlchemy's chatter from nbgrader's gradebook code while reading it."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
-
-
-def _cell_layout(a):
-    """``(exercises {name: points}, test_cells {grade_id: points}, manual {grade_id})`` in notebook order."""
-    exercises, tests, manual = {}, {}, set()
-    for nb in a.notebooks:
-        order = {s.name: i for i, s in enumerate(nb.source_cells)}
-        solutions = {s.name for s in nb.solution_cells}
-        for cell in sorted(nb.grade_cells, key=lambda c: order.get(c.name, 0)):
-            ex = exercise_of(cell.name)
-            exercises[ex] = exercises.get(ex, 0.0) + float(cell.max_score)
-            if cell.name in solutions or cell.cell_type == "markdown":
-                manual.add(cell.name)          # graded by hand in the Formgrader
-            else:
-                tests[cell.name] = float(cell.max_score)
-        for task in getattr(nb, "task_cells", []):
-            ex = exercise_of(task.name)
-            exercises[ex] = exercises.get(ex, 0.0) + float(task.max_score)
-            manual.add(task.name)
-    return exercises, tests, manual
-
-
-def assignment_rows(gb, assignment, *, status=None, submitted=()):
-    """Every student's result on ``assignment``, read from an open nbgrader ``Gradebook``.
-
-    Parameters
-    ----------
-    gb : nbgrader.api.Gradebook
-    assignment : str
-    status : dict, optional
-        ``{student: {"status", "reason"}}`` recorded by the course's autograde (a submission it
-        could not grade has no grades in the gradebook, only this).
-    submitted : iterable of str
-        Students with a folder in ``submitted/`` (a submission not yet autograded).
-
-    Returns
-    -------
-    exercises : dict
-        ``{exercise: max points}`` in notebook order.
-    tests : dict
-        ``{grade_id: max points}`` of the autograded test cells.
-    rows : list of dict
-        One per student, sorted by id: ``student``, ``first_name``, ``last_name``, ``email``,
-        ``status``, ``reason``, ``timestamp``, ``duedate``, ``late_seconds``, ``raw_score``,
-        ``penalty``, ``score`` (after penalty; None unless scored), ``max_score``, ``parts``
-        (``{exercise: points}``), ``cells`` (``{grade_id: points}``), ``manual`` (grade_ids
-        with a manual score, extra credit or comment), ``review`` (grade_ids with manual work
-        whose exercise changed in a later resubmission).
-    """
-    from nbgrader.api import MissingEntry
-
-    status = dict(status or {})
-    with _quiet():
-        a = gb.find_assignment(assignment)
-        exercises, tests, manual_cells = _cell_layout(a)
-        total = sum(exercises.values())
-        students = {s.id: s for s in gb.students}
-        ids = sorted(set(students) | set(status) | set(submitted))
-        rows = []
-        for sid in ids:
-            st = students.get(sid)
-            row = {"student": sid, "first_name": getattr(st, "first_name", None) or "",
-                   "last_name": getattr(st, "last_name", None) or "", "email": getattr(st, "email", None) or "",
-                   "assignment": assignment, "status": NOT_SUBMITTED, "reason": "", "timestamp": None,
-                   "duedate": a.duedate, "late_seconds": None, "raw_score": None, "penalty": None, "score": None,
-                   "max_score": total, "parts": {}, "cells": {}, "manual": []}
-            rows.append(row)
-            info = status.get(sid, {})
-            row["review"] = list(info.get("review") or [])
-            if info.get("status") == UNGRADED:
-                row.update(status=UNGRADED, reason=info.get("reason", ""))
-                continue
-            if info.get("interrupted"):                 # its grades may be half written: none until it is graded
-                row.update(status=NOT_AUTOGRADED, reason="its autograding was interrupted (run make autograde again)")
-                continue
-            try:
-                sub = gb.find_submission(assignment, sid) if st is not None else None
-            except MissingEntry:
-                sub = None
-            if sub is None:
-                if info.get("status") == GRADED:
-                    row.update(status=UNGRADED, reason="no grades in the gradebook (run make autograde again)")
-                elif sid in status or sid in submitted:
-                    row.update(status=NOT_AUTOGRADED, reason="submitted, not autograded yet")
-                continue
-            grades = [g for nb in sub.notebooks for g in nb.grades]
-            unscored_auto = [g.name for g in grades if g.name not in manual_cells and g.score is None]
-            if not grades or unscored_auto:
-                row.update(status=UNGRADED, reason=info.get("reason") or
-                           "nbgrader recorded no score for " + (", ".join(unscored_auto[:3]) or "any cell"))
-                continue
-            parts = {ex: 0.0 for ex in exercises}
-            cells = {}
-            for g in grades:
-                cells[g.name] = float(g.score or 0.0)
-                parts[exercise_of(g.name)] = parts.get(exercise_of(g.name), 0.0) + float(g.score or 0.0)
-            comments = {c.name for nb in sub.notebooks for c in nb.comments if (c.manual_comment or "").strip()}
-            row["manual"] = sorted({g.name for g in grades if g.manual_score is not None or g.extra_credit}
-                                   | comments)
-            raw = sum(parts.values())
-            penalty = float(sub.late_submission_penalty or 0.0)
-            late = float(sub.total_seconds_late or 0.0)
-            # nbgrader reports a score of 0 for an answer nobody has graded yet: ask needs_manual_grade
-            pending = [g.name for g in grades
-                       if g.name in manual_cells and g.needs_manual_grade and g.manual_score is None]
-            row.update(status=MANUAL if pending else GRADED, reason=info.get("reason", ""),
-                       timestamp=sub.timestamp, late_seconds=late, raw_score=raw, penalty=penalty,
-                       score=max(0.0, raw - penalty), parts=parts, cells=cells)
-            if pending:
-                row["reason"] = "to grade by hand: " + ", ".join(pending)
-    return exercises, tests, rows
+    return "" if x is None else f"{round(float(x), 6):g}"
 
 
 def _iso(t):
     return "" if t is None else t.isoformat(sep=" ")
 
 
-def write_assignment_csv(path, assignment, exercises, rows):
+@dataclass
+class GradeRow:
+    """One student's result on one assignment, as every export shows it."""
+
+    student: str
+    assignment: str
+    max_score: float
+    first_name: str = ""
+    last_name: str = ""
+    email: str = ""
+    status: str = NOT_SUBMITTED
+    reason: str = ""
+    timestamp: object = None
+    duedate: object = None
+    extension: str = ""
+    late_seconds: float = None
+    raw_score: float = None
+    penalty: float = None
+    score: float = None
+    parts: dict = field(default_factory=dict)     # {exercise: points}
+    cells: dict = field(default_factory=dict)     # {grade_id: points}
+    manual: list = field(default_factory=list)    # grade_ids with a grader's work
+    pending: list = field(default_factory=list)   # hand-graded answers without a grade yet
+    review: list = field(default_factory=list)    # answers changed since a grader's work, not looked at again
+
+    def __getitem__(self, key):
+        """``row["score"]``: the fields read as a mapping too."""
+        try:
+            return getattr(self, key)
+        except AttributeError:
+            raise KeyError(key) from None
+
+    def get(self, key, default=None):
+        return getattr(self, key, default)
+
+    @property
+    def scored(self):
+        """Whether the row has a total (final or provisional)."""
+        return self.status in SCORED
+
+    @property
+    def final(self):
+        return self.status == FINAL
+
+    def score_cell(self):
+        """The score as a CSV shows it: empty unless scored."""
+        return fmt(self.score) if self.scored else ""
+
+    def assignment_cells(self):
+        """The cells of ``ASSIGNMENT_COLUMNS``."""
+        return [self.student, self.last_name, self.first_name, self.email, self.assignment, self.status,
+                _iso(self.timestamp), _iso(self.duedate), self.extension,
+                fmt(round(self.late_seconds)) if self.scored and self.late_seconds is not None else "",
+                fmt(self.raw_score) if self.scored else "", fmt(self.penalty) if self.scored else "",
+                self.score_cell(), fmt(self.max_score)]
+
+
+def _layout(a):
+    """``(exercises {name: points}, test_cells {grade_id: points}, manual {grade_id: points})`` in notebook order."""
+    exercises, tests, manual = {}, {}, {}
+    for nb in sorted(a.notebooks, key=lambda n: n.name):
+        order = {s.name: i for i, s in enumerate(nb.source_cells)}
+        solutions = {s.name for s in nb.solution_cells}
+        for cell in sorted(nb.grade_cells, key=lambda c: order.get(c.name, 0)):
+            ex = exercise_of(cell.name)
+            exercises[ex] = exercises.get(ex, 0.0) + float(cell.max_score)
+            if cell.name in solutions or cell.cell_type == "markdown":
+                manual[cell.name] = float(cell.max_score)          # graded by hand in the Formgrader
+            else:
+                tests[cell.name] = float(cell.max_score)
+        for task in getattr(nb, "task_cells", []):
+            ex = exercise_of(task.name)
+            exercises[ex] = exercises.get(ex, 0.0) + float(task.max_score)
+            manual[task.name] = float(task.max_score)
+    return exercises, tests, manual
+
+
+@dataclass
+class AssignmentGrades:
+    """Every student's :class:`GradeRow` of one assignment, with its layout."""
+
+    assignment: str
+    exercises: dict
+    tests: dict          # {grade_id: points} of the autograded test cells
+    manual: dict         # {grade_id: points} of the cells graded by hand
+    rows: list
+
+    @property
+    def max_score(self):
+        return sum(self.exercises.values())
+
+
+def assignment_grades(course, assignment, *, gb=None):
+    """The :class:`AssignmentGrades` of ``assignment`` (raises nbgrader's ``MissingEntry`` if the gradebook lacks it)."""
+    if gb is None:
+        with gbk.open_gradebook(course) as gb:
+            return assignment_grades(course, assignment, gb=gb)
+    from .lms import import_record
+
+    policy = Policy.from_config(course.config)
+    extensions = read_extensions(course.root)
+    imported = import_record(course, assignment)
+    records = StatusBook(course, assignment).all()
+    submitted = set(course.submissions(assignment))
+    with gbk.quiet():
+        a = gb.find_assignment(assignment)
+        exercises, tests, manual_cells = _layout(a)
+        total = sum(exercises.values())
+        students = {s.id: s for s in gb.students}
+        rows = [_row(gb, course, assignment, sid, students.get(sid), records.get(sid), sid in submitted,
+                     exercises=exercises, manual_cells=manual_cells, total=total, policy=policy,
+                     extension=extensions.get((assignment, sid)), lms=imported.get(sid))
+                for sid in sorted(set(students) | set(records) | submitted)]
+    return AssignmentGrades(assignment, exercises, tests, manual_cells, rows)
+
+
+def class_rows(course, assignment, *, gb=None):
+    """The :class:`GradeRow` of every student of the course on ``assignment``, sorted by student id."""
+    return assignment_grades(course, assignment, gb=gb).rows
+
+
+def _row(gb, course, assignment, sid, st, record, submitted, *, exercises, manual_cells, total, policy, extension,
+         lms=None):
+    row = GradeRow(sid, assignment, total, first_name=getattr(st, "first_name", None) or "",
+                   last_name=getattr(st, "last_name", None) or "", email=getattr(st, "email", None) or "")
+    if extension is not None:
+        row.extension = f"due {_iso(extension.due)}" + (f": {extension.reason}" if extension.reason else "")
+    sub = gbk.submission(gb, assignment, sid) if st is not None else None
+    row.duedate = due = gb.find_assignment(assignment).duedate
+    if extension is not None and due is not None and extension.due > due:
+        row.duedate = extension.due
+    if record is not None and record.ungraded:
+        row.status, row.reason = UNGRADED, record.reason
+        return row
+    if record is not None and (record.interrupted or record.status is None):
+        row.status = NOT_AUTOGRADED
+        row.reason = "its autograding was interrupted (run make autograde again)"
+        return row
+    if sub is None:
+        if record is not None and record.final:
+            row.status, row.reason = UNGRADED, "no grades in the gradebook (run make autograde again)"
+        elif record is not None or submitted:
+            row.status, row.reason = NOT_AUTOGRADED, "submitted, not autograded yet"
+        return row
+    graded_dir = course.autograded_dir / sid / assignment
+    notebooks = course.notebooks(assignment)
+    if record is not None and not all((graded_dir / f"{n}.ipynb").is_file() for n in notebooks):
+        row.status, row.reason = UNGRADED, "nbgrader did not write its graded notebook (run make autograde again)"
+        return row
+    grades = [g for nb in sub.notebooks for g in nb.grades]
+    unscored_auto = [g.name for g in grades if g.name not in manual_cells and g.score is None]
+    if not grades or unscored_auto:
+        row.status = UNGRADED
+        row.reason = "nbgrader recorded no score for " + (", ".join(unscored_auto[:3]) or "any cell")
+        return row
+    late = gbk.refresh_late(gb, assignment, sid, policy=policy, extension=extension)
+    row.parts = {ex: 0.0 for ex in exercises}
+    for g in grades:
+        row.cells[g.name] = float(g.score or 0.0)
+        row.parts[exercise_of(g.name)] = row.parts.get(exercise_of(g.name), 0.0) + float(g.score or 0.0)
+    marks = gbk.manual_marks(gb, assignment, sid)
+    row.manual = sorted(g for g, m in marks.items() if m.work is not None)
+    # nbgrader scores 0 an answer nobody has graded yet: ask needs_manual_grade
+    row.pending = sorted(g.name for g in grades
+                         if g.name in manual_cells and g.needs_manual_grade and g.manual_score is None)
+    row.review = record.open_review(marks) if record is not None else []
+    row.timestamp, row.duedate, row.late_seconds = late.timestamp, late.duedate, late.seconds_late
+    row.raw_score = round(late.raw_score, 6)
+    row.penalty = late.penalty
+    row.score = round(max(0.0, late.raw_score - late.penalty), 6)
+    why = []
+    if row.pending:
+        why.append("awaiting manual grading: " + ", ".join(row.pending))
+    if row.review:
+        why.append("changed since a grader's work, to review: " + ", ".join(row.review))
+    if (lms or {}).get("late") and not (lms or {}).get("submitted_at") and row.timestamp is None:
+        why.append("the LMS marked it late without its submission time (make collect-lms TIMES=...)")
+    row.status = PROVISIONAL if why else FINAL
+    row.reason = "; ".join(why)
+    return row
+
+
+# -- the course's own files ------------------------------------------------------------------
+def write_assignment_csv(path, grades):
     """``grades-<assignment>.csv``: one row per student, the late columns and one column per exercise."""
-    with Path(path).open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(ASSIGNMENT_COLUMNS + [f"{ex} (/{fmt(p)})" for ex, p in exercises.items()] + ["reason"])
-        for r in rows:
-            scored = r["status"] in SCORED
-            w.writerow([r["student"], r["last_name"], r["first_name"], r["email"], assignment, r["status"],
-                        _iso(r["timestamp"]), _iso(r["duedate"]),
-                        fmt(round(r["late_seconds"])) if scored else "",
-                        fmt(r["raw_score"]), fmt(r["penalty"]), fmt(r["score"]), fmt(r["max_score"])]
-                       + [fmt(r["parts"].get(ex)) if scored else "" for ex in exercises] + [r["reason"]])
-    return Path(path)
+    header = ASSIGNMENT_COLUMNS + [f"{ex} (/{fmt(p)})" for ex, p in grades.exercises.items()] + ["reason"]
+    rows = [r.assignment_cells() + [fmt(r.parts.get(ex)) if r.scored else "" for ex in grades.exercises]
+            + [r.reason] for r in grades.rows if r.status != NOT_SUBMITTED]
+    return write_rows(path, header, rows)
 
 
-def course_table(gb, assignments, *, statuses=None, submitted=None):
-    """``(assignments {name: max points}, {student: {name: row}})`` over several assignments."""
+def course_table(course, *, gb=None):
+    """``{assignment: AssignmentGrades}`` of every assignment of ``source/`` that the gradebook knows."""
     from nbgrader.api import MissingEntry
 
-    maxima, table = {}, {}
-    for name in assignments:
+    if gb is None:
+        with gbk.open_gradebook(course) as gb:
+            return course_table(course, gb=gb)
+    out = {}
+    for name in course.assignments():
         try:
-            with _quiet():
-                gb.find_assignment(name)
+            out[name] = assignment_grades(course, name, gb=gb)
         except MissingEntry:
             continue
-        _, _, rows = assignment_rows(gb, name, status=(statuses or {}).get(name),
-                                     submitted=(submitted or {}).get(name, ()))
-        maxima[name] = rows[0]["max_score"] if rows else None
-        if not rows:
-            with _quiet():
-                maxima[name] = float(gb.find_assignment(name).max_score)
-        for r in rows:
-            table.setdefault(r["student"], {})[name] = r
-    return maxima, table
+    return out
 
 
-def _person(rows):
-    r = next(iter(rows.values()))
-    return r["first_name"], r["last_name"], r["email"]
+def write_course_csv(path, table):
+    """``grades.csv``: one row per student; for each assignment its score (empty unless scored) and status."""
+    header = ["student_id"]
+    for name, grades in table.items():
+        header += [f"{name} (/{fmt(grades.max_score)})", f"{name} status"]
+    by_student = {}
+    for name, grades in table.items():
+        for r in grades.rows:
+            by_student.setdefault(r.student, {})[name] = r
+    rows = []
+    for sid in sorted(by_student):
+        line = [sid]
+        for name in table:
+            r = by_student[sid].get(name)
+            line += [r.score_cell(), r.status] if r is not None else ["", NOT_SUBMITTED]
+        rows.append(line)
+    return write_rows(path, header, rows)
 
 
-def write_course_csv(path, maxima, table):
-    """``grades.csv``: one row per student, one column per assignment (score after penalty; empty unless scored)."""
-    with Path(path).open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["student_id"] + [f"{name} (/{fmt(m)})" for name, m in maxima.items()])
-        for sid in sorted(table):
-            w.writerow([sid] + [fmt(table[sid][n]["score"]) if n in table[sid] and table[sid][n]["status"] in SCORED
-                                else "" for n in maxima])
-    return Path(path)
+# -- the LMS files -----------------------------------------------------------------------------
+@dataclass
+class LMSExport:
+    """What an LMS file holds and what was left out of it, and why."""
+
+    path: Path = None
+    exported: list = field(default_factory=list)            # student ids
+    provisional: list = field(default_factory=list)         # left out: provisional (student, reason)
+    not_final: list = field(default_factory=list)           # left out: ungraded, not autograded (student, status)
+    unknown: list = field(default_factory=list)             # left out: not in the roster (student ids)
+    unidentifiable: list = field(default_factory=list)      # left out: their LMS identity cannot be written plainly
+    provisional_path: Path = None
 
 
-def write_canvas_csv(path, maxima, table):
-    """Canvas's gradebook import: its identity columns, a "Points Possible" row, one column per assignment.
+def lms_title(course, assignment):
+    """The assignment's column title in the LMS (``c.CourseLMS.assignment_titles``), else its name."""
+    titles = course.config.get("CourseLMS", {}).get("assignment_titles", {}) or {}
+    return str(titles.get(assignment, assignment))
 
-    The nbgrader student id goes into ``SIS Login ID`` (Canvas matches a row by ``ID``,
-    ``SIS User ID`` or ``SIS Login ID``); an empty score leaves Canvas's grade as it is.
+
+def lms_export(course, grades, form, roster, out_dir, *, provisional=False):
+    """Write the ``form`` ("canvas" or "moodle") import file of one assignment's grades into ``out_dir``.
+
+    Only final totals of students the ``roster`` (:class:`grading.lms.Roster`) knows are
+    written (never a blank cell); with ``provisional``, the provisional totals go to a
+    second file under the column ``<title> (provisional)``. Returns an :class:`LMSExport`.
     """
-    with Path(path).open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(CANVAS_COLUMNS + list(maxima))
-        w.writerow(["Points Possible", "", "", "", ""] + [fmt(m) for m in maxima.values()])
-        for sid in sorted(table):
-            first, last, _ = _person(table[sid])
-            name = f"{last}, {first}" if last and first else (last or first or sid)
-            w.writerow([name, "", "", sid, ""] + [fmt(table[sid][n]["score"]) if n in table[sid]
-                                                  and table[sid][n]["status"] in SCORED else "" for n in maxima])
-    return Path(path)
+    title = lms_title(course, grades.assignment)
+    report = LMSExport(path=Path(out_dir) / f"grades-{form}.csv")
+    final, waiting = [], []
+    for r in grades.rows:
+        if r.status == NOT_SUBMITTED:
+            continue
+        entry = roster.find(r.student) if roster is not None else None
+        if r.status == FINAL or (provisional and r.status == PROVISIONAL):
+            if entry is None:
+                report.unknown.append(r.student)
+                continue
+            if not entry.can_identify(form):
+                report.unidentifiable.append(r.student)
+                continue
+            (final if r.status == FINAL else waiting).append((entry, r))
+        elif r.status == PROVISIONAL:
+            report.provisional.append((r.student, r.reason))
+        else:
+            report.not_final.append((r.student, r.status))
+    writer = _canvas_rows if form == "canvas" else _moodle_rows
+    header, rows = writer(title, grades.max_score, final)
+    write_rows(report.path, header, rows)
+    report.exported = [r.student for _, r in final]
+    if provisional:
+        report.provisional_path = Path(out_dir) / f"grades-{form}-provisional.csv"
+        header, rows = writer(f"{title} (provisional)", grades.max_score, waiting)
+        write_rows(report.provisional_path, header, rows)
+        report.provisional = [(r.student, r.reason) for _, r in waiting]
+    return report
 
 
-def write_moodle_csv(path, maxima, table):
-    """Moodle's grade import (CSV file): user columns and one grade column per assignment."""
-    with Path(path).open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(MOODLE_COLUMNS + list(maxima))
-        for sid in sorted(table):
-            first, last, email = _person(table[sid])
-            w.writerow([first, last, sid, email] + [fmt(table[sid][n]["score"]) if n in table[sid]
-                                                    and table[sid][n]["status"] in SCORED else "" for n in maxima])
-    return Path(path)
+def _canvas_rows(title, max_score, entries):
+    rows = [["Points Possible", "", "", "", "", fmt(max_score)]]
+    rows += [[e.sortable_name, e.lms_id, e.sis_id, e.login, e.section, fmt(r.score)] for e, r in entries]
+    return CANVAS_COLUMNS + [title], rows
+
+
+def _moodle_rows(title, max_score, entries):
+    rows = [[e.first_name, e.last_name, e.sis_id, e.login, e.email, fmt(r.score)] for e, r in entries]
+    return MOODLE_COLUMNS + [title], rows
 
 
 class CourseExport(ExportPlugin):
-    """``nbgrader export`` for this course: one row per student and assignment, ungraded never 0.
+    """``nbgrader export`` for this course: one row per student and assignment, with its status.
 
     Columns: those of ``grades-<assignment>.csv`` without the per-exercise ones, plus
     ``reason``. Selected in ``nbgrader_config.py`` (``ExportApp.plugin_class``); ``--to``
@@ -292,24 +397,15 @@ class CourseExport(ExportPlugin):
 
         dest = self.to or "grades-export.csv"
         coursedir = getattr(self.parent, "coursedir", None)
-        course = Course(coursedir.root) if coursedir is not None else None
+        course = Course(coursedir.root if coursedir is not None else ".")
         wanted_students = {str(s) for s in self.student}
-        names = [a.name for a in gradebook.assignments]
+        names = sorted(a.name for a in gradebook.assignments)
         if self.assignment:
             names = [n for n in names if n in {str(a) for a in self.assignment}]
         self.log.info("Exporting grades of %s to %s", ", ".join(names) or "no assignment", dest)
-        with open(dest, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(ASSIGNMENT_COLUMNS + ["reason"])
-            for name in names:
-                status = course.read_status(name) if course else {}
-                submitted = course.submissions(name) if course else ()
-                _, _, rows = assignment_rows(gradebook, name, status=status, submitted=submitted)
-                for r in rows:
-                    if wanted_students and r["student"] not in wanted_students:
-                        continue
-                    scored = r["status"] in SCORED
-                    w.writerow([r["student"], r["last_name"], r["first_name"], r["email"], name, r["status"],
-                                _iso(r["timestamp"]), _iso(r["duedate"]),
-                                fmt(round(r["late_seconds"])) if scored else "", fmt(r["raw_score"]),
-                                fmt(r["penalty"]), fmt(r["score"]), fmt(r["max_score"]), r["reason"]])
+        rows = []
+        for name in names:
+            for r in class_rows(course, name, gb=gradebook):
+                if not wanted_students or r.student in wanted_students:
+                    rows.append(r.assignment_cells() + [r.reason])
+        write_rows(dest, ASSIGNMENT_COLUMNS + ["reason"], rows)

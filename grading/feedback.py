@@ -9,7 +9,9 @@ feedback preprocessors and
   cells, leaving a one-line note;
 * rewrites error tracebacks so that no line of a hidden test appears in them: frames
   and context lines that show hidden-test code are replaced by a note; the error's own
-  message (what was expected, what came back) stays.
+  message (what was expected, what came back) stays;
+* leaves out what is written for the instructor (how to replay a test with ``make
+  regrade-check``): a student cannot run it, and it ran off the page; the test's seed stays.
 """
 import re
 import shutil
@@ -18,12 +20,16 @@ from nbconvert.filters import strip_ansi
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
+from . import gradebook as gbk
 from .course import Course, CourseError
+from .late import Policy, read_extensions
 
-__all__ = ["HideHiddenTests", "hidden_lines", "feedback"]
+__all__ = ["HideHiddenTests", "feedback", "hidden_lines", "without_instructor_lines"]
 
 BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 NOTE = "# (hidden tests were run here; their code is not shown)"
+INSTRUCTOR_ONLY = re.compile(r"^.*\bmake regrade-check\b.*$\n?", re.M)
+_REPLAY = re.compile(r";\s*an instructor replays it with make regrade-check[^)\n]*\)")
 _CONTEXT = re.compile(r"^\s*(?:-*>\s*)?\d+\s(?P<code>.*)$")
 
 
@@ -65,6 +71,22 @@ def strip_hidden(source):
     return "\n".join(lines)
 
 
+def without_instructor_lines(text):
+    """``text`` without what is meant for the instructor (how to replay a test: ``make regrade-check``).
+
+    A failing test's note keeps its seed (the student can quote it) and loses the command.
+
+    Examples
+    --------
+    >>> note = "(this test's random data: seed 7; an instructor replays it with make regrade-check A=a CELL=c)"
+    >>> without_instructor_lines("expected 3, got 4\\n" + note)
+    "expected 3, got 4\\n(this test's random data: seed 7)"
+    >>> without_instructor_lines("run make regrade-check STUDENT=b\\nok")
+    'ok'
+    """
+    return INSTRUCTOR_ONLY.sub("", _REPLAY.sub(")", text))
+
+
 def _scrub_frame(frame, secret):
     """Drop the lines of one traceback entry that show hidden-test code."""
     kept, hidden = [], False
@@ -87,6 +109,13 @@ class HideHiddenTests(Preprocessor):
     enabled = Bool(True).tag(config=True)
 
     def preprocess(self, nb, resources):
+        for cell in nb.cells:
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error":
+                    output["evalue"] = without_instructor_lines(str(output.get("evalue", "")))
+                    output["traceback"] = [without_instructor_lines(f) for f in output.get("traceback", [])]
+                elif output.get("output_type") == "stream":
+                    output["text"] = without_instructor_lines(output.get("text", ""))
         secret = set()
         for cell in nb.cells:
             if BEGIN in cell.get("source", ""):
@@ -126,7 +155,7 @@ def _made_from(gb, course, assignment, student):
     except OSError:
         pass
     sub = gb.find_submission(assignment, student)
-    rows = [str(sub.timestamp)]
+    rows = [str(sub.timestamp), str(sub.extension)]
     for nb in sorted(sub.notebooks, key=lambda n: n.name):
         rows.append([nb.name, nb.late_submission_penalty])
         rows += [[g.name, g.auto_score, g.manual_score, g.extra_credit] for g in sorted(nb.grades, key=lambda g: g.name)]
@@ -149,26 +178,25 @@ def feedback(root, assignment, *, student=None, force=False, echo=print):
     Path
         The feedback folder.
     """
-    import warnings
-
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import MissingEntry
     from nbgrader.converters import GenerateFeedback
     from nbgrader.converters.base import NbGraderException
     from nbgrader.coursedir import CourseDirectory
 
     from .scheduler import submission_digest
+    from .status import StatusBook
 
     course = Course(root)
     course.check_assignment(assignment)
-    status = course.read_status(assignment)
+    status = StatusBook(course, assignment).all()
     # (a submission whose grading was interrupted gets no feedback until it is graded)
-    graded = sorted(s for s, v in status.items() if v.get("status") == "graded" and not v.get("interrupted"))
+    graded = sorted(s for s, r in status.items() if r.final)
     if student is not None and student not in status:
         raise CourseError(f"no graded submission of {assignment!r} by student {student!r}: "
                           f"run `make autograde ASSIGNMENT={assignment} STUDENT={student}` first")
     if student is not None and student not in graded:
         raise CourseError(f"no feedback for {student!r}: the submission of {assignment!r} is not graded "
-                          f"({status[student].get('reason') or 'its grading was interrupted: run make autograde'})")
+                          f"({status[student].reason or 'its grading was interrupted: run make autograde'})")
     made = course.read_status(assignment, name=FEEDBACK_STATUS)
     if course.feedback_dir.is_dir():
         for folder in course.feedback_dir.glob(f"*/{assignment}"):
@@ -184,9 +212,11 @@ def feedback(root, assignment, *, student=None, force=False, echo=print):
     notebooks = course.notebooks(assignment)
     wanted = [student] if student is not None else graded
     sources = {}
-    with warnings.catch_warnings(), Gradebook(course.db_url, course.course_id) as gb:
-        warnings.simplefilter("ignore")
+    policy, extensions = Policy.from_config(course.config), read_extensions(course.root)
+    with gbk.open_gradebook(course) as gb:
         for s in wanted:
+            # the penalty in the gradebook follows the score and the extension now (the page shows it)
+            gbk.refresh_late(gb, assignment, s, policy=policy, extension=extensions.get((assignment, s)))
             try:
                 sources[s] = _made_from(gb, course, assignment, s)
             except MissingEntry:
@@ -213,8 +243,8 @@ def feedback(root, assignment, *, student=None, force=False, echo=print):
             runs = [("*", ",".join(others))]              # one pass over the class, the rest left alone
         else:
             runs = [(s, "") for s in todo]
-        from .autograde import _nbgrader_logger
-        logger = _nbgrader_logger(course)             # nbgrader's own messages go to autograded/nbgrader.log
+        from .autograde import nbgrader_logger
+        logger = nbgrader_logger(course)             # nbgrader's own messages go to autograded/nbgrader.log
         failed = None
         for pattern, exclude in runs:
             cfg.CourseDirectory.student_id = pattern

@@ -43,6 +43,8 @@ from nbconvert.exporters import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.preprocessors import Preprocessor
 
+from .pages import render_math
+
 __all__ = ["clean_html", "markdown2html", "content_security_policy", "InertStudentContent", "FeedbackExporter",
            "configure", "TEMPLATES"]
 
@@ -116,7 +118,7 @@ def markdown2html(context, source):
     resources = context.get("resources", {}) or {}
     renderer = IPythonRenderer(escape=False, attachments=cell.get("attachments", {}) or {},
                                path=(resources.get("metadata") or {}).get("path", ""))
-    return clean_html(MarkdownWithMath(renderer=renderer).render(source or ""))
+    return render_math(clean_html(MarkdownWithMath(renderer=renderer).render(source or "")))
 
 
 def content_security_policy(nonce, mathjax_url=""):
@@ -220,8 +222,12 @@ def configure(c):
     """
     import nbgrader.server_extensions.formgrader.handlers as fg
     c.HTMLExporter.sanitize_html = True
-    c.HTMLExporter.filters = {"markdown2html": f"{__name__}.markdown2html", "clean_html": f"{__name__}.clean_html"}
-    c.HTMLExporter.preprocessors = [f"{__name__}.InertStudentContent"]
+    c.HTMLExporter.filters = {"markdown2html": f"{__name__}.markdown2html", "clean_html": f"{__name__}.clean_html",
+                              "rubric_html": "grading.pages.rubric_html", "render_math": "grading.pages.render_math"}
+    # formulas are drawn as MathML when the page is made (grading/pages.py): no MathJax from a CDN
+    c.HTMLExporter.mathjax_url = ""
+    c.HTMLExporter.preprocessors = [f"{__name__}.InertStudentContent", "grading.pages.LateNote",
+                                    "grading.pages.GraderNotes"]
     bases = [str(TEMPLATES), fg.template_path]
     # the folders themselves too, for {% extends 'formgrade/index.html.j2' %} and the macros
     c.HTMLExporter.extra_template_basedirs = bases

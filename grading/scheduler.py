@@ -32,6 +32,8 @@ import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from . import gradebook as _gbk
+
 __all__ = [
     "GradebookGone",
     "JobFailed",
@@ -197,7 +199,7 @@ def cells_to_review(manual, old_cells, new_cells):
     ...                 {"nb": {"pla-answer": "9", "pla-t": "2", "radius-x": "3"}})
     ['pla-answer']
     """
-    from .exporters import exercise_of
+    from .classrun import exercise_of
 
     changed = set()
     for nb in set(old_cells) | set(new_cells):
@@ -251,8 +253,8 @@ def make_executor(*, jobs=None, scheduler=None):
         try:
             from distributed import Client
         except ImportError:
-            raise RuntimeError("DASK_SCHEDULER is set but Dask is not installed: run `make setup` "
-                               "(dask and distributed are in requirements.lock)") from None
+            raise RuntimeError("DASK_SCHEDULER is set but Dask is not installed here: `make grading-worker` (on a "
+                               "grading machine) or `sh scripts/ensure-venv.sh test` installs it (the dask extra)") from None
         try:
             client = Client(scheduler, timeout="20s")
         except (OSError, TimeoutError) as exc:
@@ -376,21 +378,109 @@ def _tick(progress):
         progress.update(1)
 
 
+class _Bar:
+    """A tqdm progress bar on a terminal (counts, rate and ETA)."""
+
+    def __init__(self, total, desc, stream):
+        from tqdm import tqdm
+        self.bar = tqdm(total=total, desc=desc, unit="submission", file=stream, dynamic_ncols=True,
+                        bar_format="{desc}: {n_fmt}/{total_fmt} |{bar}| {elapsed}<{remaining}, {rate_fmt}{postfix}")
+
+    def update(self, n=1):
+        self.bar.update(n)
+
+    def note(self, text):
+        self.bar.set_postfix_str(text, refresh=False)
+
+    def close(self):
+        self.bar.close()
+
+
+class ProgressLog:
+    """Progress for a log file: a line every ``every`` submissions or ``seconds`` seconds, whichever comes first.
+
+    Each line says how many submissions are done out of how many, what the run has noted
+    (``3 graded, 1 not graded``), the time spent and an estimate of the time left, e.g.
+    ``ps1_perceptron: 20/74 submissions (19 graded, 1 not graded), 54 s, about 2 min left``.
+    A line also comes when ``seconds`` pass without one (a slow submission), and at the end.
+    """
+
+    def __init__(self, total, desc, stream, *, every=10, seconds=30.0, clock=time.monotonic):
+        import threading
+
+        self.total, self.desc, self.stream, self.every, self.seconds, self.clock = total, desc, stream, every, seconds, clock
+        self.done, self.text, self.start = 0, "", clock()
+        self.last_done, self.last_time = 0, self.start
+        self.lock, self.stopped = threading.Lock(), threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.thread.start()
+
+    def _line(self):
+        elapsed = self.clock() - self.start
+        line = f"{self.desc}: {self.done}/{self.total} submissions" + (f" ({self.text})" if self.text else "")
+        line += f", {_duration(elapsed)}"
+        if 0 < self.done < self.total:
+            line += f", about {_duration(elapsed / self.done * (self.total - self.done))} left"
+        print(line, file=self.stream, flush=True)
+        self.last_done, self.last_time = self.done, self.clock()
+
+    def _watch(self):
+        while not self.stopped.wait(min(self.seconds, 5.0)):
+            self.poll()
+
+    def poll(self):
+        """Say where the run is if ``seconds`` passed since the last line (the watcher calls it every few seconds)."""
+        with self.lock:
+            if self.clock() - self.last_time >= self.seconds:
+                self._line()
+
+    def update(self, n=1):
+        with self.lock:
+            self.done += n
+            if self.done - self.last_done >= self.every or self.done >= self.total \
+                    or self.clock() - self.last_time >= self.seconds:
+                self._line()
+
+    def note(self, text):
+        with self.lock:
+            self.text = text
+
+    def close(self):
+        self.stopped.set()
+        self.thread.join(timeout=10)
+        with self.lock:
+            if self.done != self.last_done:
+                self._line()
+
+
+def _duration(seconds):
+    """``54 s``, ``3 min``, ``2.5 h``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 @contextlib.contextmanager
-def progress_bar(total, *, desc, enabled=None):
-    """A tqdm progress bar on stderr (counts, rate and ETA) when stderr is a terminal."""
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    if not enabled or total == 0:
+def progress_reporter(total, *, desc, bar=None, stream=None, every=10, seconds=30.0):
+    """Progress of a run on ``stream`` (stderr): a bar on a terminal, lines for a log.
+
+    ``bar``: True for the bar, False for lines (every ``every`` submissions or ``seconds``
+    seconds), None to choose by whether ``stream`` is a terminal. Yields an object with
+    ``update(n)`` and ``note(text)`` (None when there is nothing to grade).
+    """
+    stream = stream if stream is not None else sys.stderr
+    if total == 0:
         yield None
         return
-    from tqdm import tqdm
-    bar = tqdm(total=total, desc=desc, unit="submission", file=sys.stderr, dynamic_ncols=True,
-               bar_format="{desc}: {n_fmt}/{total_fmt} |{bar}| {elapsed}<{remaining}, {rate_fmt}{postfix}")
+    if bar is None:
+        bar = hasattr(stream, "isatty") and stream.isatty()
+    reporter = _Bar(total, desc, stream) if bar else ProgressLog(total, desc, stream, every=every, seconds=seconds)
     try:
-        yield bar
+        yield reporter
     finally:
-        bar.close()
+        reporter.close()
 
 
 def timed():
@@ -546,100 +636,17 @@ def with_precomputed(cfg):
     return out
 
 
-def gradebook_place(db_url):
-    """Where the gradebook is, for messages: its URL without the password.
-
-    Examples
-    --------
-    >>> gradebook_place("postgresql+psycopg://grader:s3cret@127.0.0.1:5432/gradebook")
-    'postgresql+psycopg://grader:***@127.0.0.1:5432/gradebook'
-    """
-    try:
-        from sqlalchemy.engine import make_url
-        return make_url(db_url).render_as_string(hide_password=True)
-    except Exception:  # noqa: BLE001 - not a URL SQLAlchemy reads: show only what follows the credentials
-        return str(db_url).rsplit("@", 1)[-1]
-
-
-def gradebook_problem(db_url, *, timeout=20):
-    """Why the gradebook's database does not answer (one line), or None when it does.
-
-    A SQLite file that does not exist yet is no problem (nbgrader creates it); a database
-    server is given ``timeout`` seconds to accept the connection.
-    """
-    from sqlalchemy import create_engine, text
-
-    if db_url.startswith("sqlite:"):
-        return None
-    try:
-        args = {"connect_timeout": timeout} if db_url.startswith(("postgresql", "mysql")) else {}
-        engine = create_engine(db_url, connect_args=args)
-        try:
-            with engine.connect() as conn:
-                conn.execute(text("SELECT 1"))
-        finally:
-            engine.dispose()
-    except Exception as exc:  # noqa: BLE001 - whatever it is, it is the reason
-        return database_error_line(exc)
-    return None
-
-
-def database_error_line(exc):
-    """The first line of a database error's own message, without SQLAlchemy's wrapping."""
-    inner = getattr(exc, "orig", None) or exc
-    lines = [line.strip() for line in str(inner).splitlines() if line.strip()]
-    return f"{type(inner).__name__}: {lines[0][:240] if lines else ''}"
-
-
-def is_database_error(exc):
-    """Whether ``exc`` (or what caused it) is an error of the gradebook's database."""
-    try:
-        from sqlalchemy.exc import SQLAlchemyError
-    except ImportError:  # pragma: no cover
-        return False
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, SQLAlchemyError):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
-def gradebook_alive(db_url):
-    """True when the gradebook answers a query (a SQLite file must still exist)."""
-    from sqlalchemy import create_engine, text
-
-    if db_url.startswith("sqlite:///"):
-        path = db_url[len("sqlite:///"):]
-        if path and path != ":memory:" and not os.path.exists(path):
-            return False
-    try:
-        engine = create_engine(db_url)
-        try:
-            with engine.connect() as conn:
-                conn.execute(text("SELECT 1 FROM assignment LIMIT 1"))
-        finally:
-            engine.dispose()
-    except Exception:  # noqa: BLE001 - any failure means it is not usable
-        return False
-    return True
+# (the gradebook's door is grading.gradebook; these names stay for the callers that used them here)
+gradebook_place = _gbk.place
+gradebook_problem = _gbk.problem
+database_error_line = _gbk.database_error_line
+is_database_error = _gbk.is_database_error
+gradebook_alive = _gbk.alive
 
 
 def manual_work(db_url, course_id, assignment, student):
     """Grade ids of ``student``'s cells with a manual score, extra credit or a grader's comment."""
-    import warnings
+    from nbgrader.api import Gradebook
 
-    from nbgrader.api import Gradebook, MissingEntry
-
-    with warnings.catch_warnings(), Gradebook(db_url, course_id) as gb:
-        warnings.simplefilter("ignore")
-        try:
-            sub = gb.find_submission(assignment, student)
-        except MissingEntry:
-            return set()
-        out = set()
-        for nb in sub.notebooks:
-            out |= {g.name for g in nb.grades if g.manual_score is not None or g.extra_credit}
-            out |= {c.name for c in nb.comments if (c.manual_comment or "").strip()}
-        return out
+    with _gbk.quiet(), Gradebook(db_url, course_id) as gb:
+        return {g for g, m in _gbk.manual_marks(gb, assignment, student).items() if m.work is not None}

@@ -139,7 +139,7 @@ def autograde_class(course, assignment=ASSIGNMENT, *, timeout, echo=None, force=
 def assert_parts(graded, student, parts):
     """``student`` was graded with exactly these points per exercise."""
     row = graded["rows"][student]
-    assert row["status"] == "graded", f"{student}: {row['reason']}"
+    assert row["status"] == "final", f"{student}: {row['reason']}"
     assert row["parts"] == parts, f"{student}: expected {parts}, got {row['parts']}"
     assert row["score"] == sum(parts.values())
 

@@ -41,7 +41,7 @@ HOW_TO_INSTALL = ("no Chromium for the browser tests: install Debian's package (
                   "set COURSE_REQUIRE_BROWSER=1 to make its absence a failure")
 # What a copy of the course leaves out: environment, version control, caches, grading state, the
 # website's build (written while the tests run).
-NOT_COPIED = shutil.ignore_patterns(".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info",
+NOT_COPIED = shutil.ignore_patterns(".venv", ".venv-grading", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info",
                                     ".ipynb_checkpoints", "browser-screenshots", "submitted", "autograded",
                                     "feedback", "gradebook.db*", "grades.csv", "grades-*", "build")
 MODES = {"student": "lab", "instructor": "lab-instructor"}

@@ -118,8 +118,8 @@ def test_legitimate_content_stays_readable():
     out = safe_html.markdown2html({"cell": {}, "resources": {}}, hh.LEGIT_MARKDOWN)
     tags = [t for t, _ in parse(out).tags]
     assert {"h2", "table", "th", "td", "img", "a", "code"} <= set(tags), tags
-    # the formula reaches the page as TeX for MathJax, unchanged
-    assert "$E_{\\text{in}}(w) = \\frac{1}{N}\\sum_n" in out
+    # the formula reaches the page drawn as MathML (grading/pages.py), its TeX gone
+    assert "<math" in out and "<mfrac>" in out and "$E_{\\text{in}}" not in out
     img = next(a for t, a in parse(out).tags if t == "img" and a.get("alt") == "one pixel")
     assert img["src"] == f"data:image/png;base64,{hh.PNG_1x1}"
     link = next(a for t, a in parse(out).tags if t == "a" and a.get("href", "").startswith("http"))
@@ -191,7 +191,7 @@ def test_formgrader_submission_view_is_inert_and_readable():
     # nbgrader's grading form is there, with its scripts (carrying the nonce)
     assert 'class="score tabbable" id="answer-1"' in html
     assert sum(1 for t, _ in page.tags if t == "script") >= 10
-    assert "kept-table-cell" in body and "$E_{\\text{in}}(w)" in body
+    assert "kept-table-cell" in body and "<msub><mi>E</mi>" in body
     assert f"data:image/png;base64,{hh.PNG_1x1}" in body
     # SVG outputs are pictures, where scripts never run
     assert "data:image/svg+xml;base64," in body
@@ -204,7 +204,7 @@ def test_feedback_page_is_inert_and_readable():
     html, _ = exporter.from_notebook_node(hostile_notebook(), resources=resources)
     page, body = check_page(html)
     assert "ps1 (Score: 1.0 / 2.0)" in html
-    assert "kept-table-cell" in body and "$E_{\\text{in}}(w)" in body
+    assert "kept-table-cell" in body and "<msub><mi>E</mi>" in body
 
 
 def test_a_grade_id_written_into_the_page_cannot_open_an_attribute():

@@ -127,6 +127,36 @@ def test_a_killed_worker_loses_nothing(tmp_path):
     assert got == {i: (2 * i, None) for i in range(8)}
 
 
+def test_progress_in_a_log_is_a_line_every_few_submissions_or_seconds():
+    import io
+
+    clock = [0.0]
+    out = io.StringIO()
+    with sched.progress_reporter(25, desc="ps1", bar=False, stream=out, every=10, seconds=30) as progress:
+        progress.clock = lambda: clock[0]                       # (the reporter's own clock, moved by hand)
+        progress.start = progress.last_time = 0.0
+        for n in range(1, 26):
+            clock[0] += 2 if n != 12 else 100                   # the twelfth submission takes 100 s
+            progress.note(f"{n} graded, 0 not graded")
+            progress.update(1)
+            if n == 12:
+                clock[0] += 40                                  # and then nothing for 40 s: the watcher speaks
+                progress.poll()
+    lines = out.getvalue().splitlines()
+    assert lines == ["ps1: 10/25 submissions (10 graded, 0 not graded), 20 s, about 30 s left",
+                     "ps1: 12/25 submissions (12 graded, 0 not graded), 2 min, about 2 min left",   # 100 s passed
+                     "ps1: 12/25 submissions (12 graded, 0 not graded), 3 min, about 3 min left",   # 40 s silent
+                     "ps1: 22/25 submissions (22 graded, 0 not graded), 3 min, about 25 s left",
+                     "ps1: 25/25 submissions (25 graded, 0 not graded), 3 min"], lines
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    term = Terminal()
+    with sched.progress_reporter(3, desc="ps1", stream=term) as progress:
+        progress.update(3)
+    assert "3/3 |" in term.getvalue()                           # a terminal gets the bar
+
+
 def test_a_job_that_fails_to_prepare_is_reported_not_run():
     got = {}
 
@@ -339,7 +369,6 @@ def test_dask_cluster_grades_like_the_local_run(tmp_path, dask_cluster):
 def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
     """SIGINT to a running `python -m grading autograde`: what finished is kept, the rerun grades the rest."""
     import fcntl
-    import json
     import os
     import pty
     import re
@@ -355,7 +384,6 @@ def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
     students = [f"s{i}" for i in range(6)]
     for s in students:
         submit(course, s, fill(released, ref))
-    status_file = course / "autograded" / "grading-status.json"
     cmd = [sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT,
            "--timeout", str(TIMEOUT), "--jobs", "2"]
     # stderr on a terminal, so that the run draws its progress bar ("ps1_perceptron: 2/6 |"): the
@@ -383,11 +411,7 @@ def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
     listener.start()
 
     def finished():
-        try:
-            entries = json.loads(status_file.read_text()).get(ASSIGNMENT, {})
-        except (OSError, ValueError):
-            return 0
-        return sum(1 for v in entries.values() if v.get("status") == "graded" and not v.get("interrupted"))
+        return sum(1 for v in _records(course).values() if v.get("status") == "graded" and not v.get("interrupted"))
 
     assert two_done.wait(600), f"the run never said two submissions were done: {said.decode(errors='replace')}"
     assert proc.poll() is None, "the run ended before it could be interrupted"
@@ -521,6 +545,13 @@ class _FolderWatch:
         os.close(self.fd)
 
 
+def _records(course):
+    """``{student: record as a dict}`` of the course's grading records of the assignment (see grading.status)."""
+    from grading.course import Course
+    from grading.status import StatusBook
+    return {s: r.to_dict() for s, r in StatusBook(Course(course), ASSIGNMENT).all().items()}
+
+
 def _test_points(course):
     """``({grade_id: points} of the test cells, points of the whole assignment)`` from the instructor's notebook."""
     import nbformat
@@ -554,7 +585,6 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     the rerun grades only the rest.
     """
     import csv
-    import json
     import subprocess
     import sys
     import time
@@ -578,21 +608,18 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
     total = sum(points.values())
     expected = {s: total for s in students}
     expected[students[0]] = total - sum(p for g, p in points.items() if g.startswith("radius-"))
-    status_file = course / "autograded" / "grading-status.json"
+    status_folder = course / "autograded" / "grading-status" / ASSIGNMENT
     cmd = [sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT,
            "--timeout", str(TIMEOUT), "--jobs", "1"]
 
     def entries():
-        try:
-            return json.loads(status_file.read_text()).get(ASSIGNMENT, {})
-        except (OSError, ValueError):
-            return {}
+        return _records(course)
 
     def graded(state):
         return sorted(s for s, v in state.items() if v.get("status") == "graded" and not v.get("interrupted"))
 
-    status_file.parent.mkdir()
-    changes = _FolderWatch(status_file.parent)          # the run replaces the status file after each step
+    status_folder.mkdir(parents=True, exist_ok=True)
+    changes = _FolderWatch(status_folder)               # the run replaces a student's record after each step
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         deadline = time.monotonic() + 900
@@ -610,7 +637,8 @@ def test_a_postgresql_gradebook_that_goes_away_mid_run_loses_nothing_graded(tmp_
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    lines = [line for line in err.splitlines() if line.strip()]
+    # (the run's progress lines, a log's, come first: the error is one line of its own)
+    lines = [line for line in err.splitlines() if line.strip() and not line.startswith(f"{ASSIGNMENT}: ")]
     assert proc.returncode == 2, (out, err)
     assert "Traceback" not in err and len(lines) == 1, err
     place = f"postgresql+psycopg://postgres:***@127.0.0.1:{postgres.port}/gradebook"

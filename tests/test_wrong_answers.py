@@ -272,7 +272,7 @@ def test_every_wrong_answer_loses_its_points_and_only_there(graded_class, assign
     problems = []
     for student, (_, expected) in students.items():
         row = graded["rows"][student]
-        if row["status"] != ("needs manual grading" if manual_exercises(assignment) else "graded"):
+        if row["status"] != ("provisional" if manual_exercises(assignment) else "final"):
             problems.append(f"{student} ({which_versions(assignment, student)}) was not graded: {row['reason']}")
             continue
         for exercise, want in expected.items():
@@ -280,7 +280,7 @@ def test_every_wrong_answer_loses_its_points_and_only_there(graded_class, assign
                 problems.append(f"{student} ({which_versions(assignment, student)}): {exercise} scored "
                                 f"{row['parts'][exercise]:g} of {full[exercise]:g}, the table says {want:g}")
     untouched = graded["rows"]["untouched"]
-    if untouched["status"] not in ("graded", "needs manual grading") or untouched["score"] != 0:
+    if untouched["status"] not in ("final", "provisional") or untouched["score"] != 0:
         problems.append(f"the untouched release scored {untouched['score']} ({untouched['reason']})")
     assert not problems, f"{assignment}:\n  " + "\n  ".join(problems)
 
@@ -1030,7 +1030,7 @@ def test_a_manual_grade_given_through_the_gradebook_makes_the_total_final(graded
     assert any(line.startswith("NEEDS MANUAL GRADING") and cell in line for line in lines), lines
     _, rows = collect(course, assignment)
     before = {r["student"]: r for r in rows}
-    assert before["reference"]["status"] == "needs manual grading" and cell in before["reference"]["reason"]
+    assert before["reference"]["status"] == "provisional" and cell in before["reference"]["reason"]
     assert before["reference"]["score"] == automatic
     # a grader gives 1.5 of the points to "reference" and all of them to "right_0"
     with Gradebook(Course(course).db_url) as gb:
@@ -1039,13 +1039,13 @@ def test_a_manual_grade_given_through_the_gradebook_makes_the_total_final(graded
         gb.db.commit()
     _, rows = collect(course, assignment)
     after = {r["student"]: r for r in rows}
-    assert after["reference"]["status"] == "graded" and after["reference"]["score"] == automatic + 1.5
-    assert after["right_0"]["status"] == "graded" and after["right_0"]["score"] == automatic + manual_points
-    assert after["wrong_0"]["status"] == "needs manual grading"
+    assert after["reference"]["status"] == "final" and after["reference"]["score"] == automatic + 1.5
+    assert after["right_0"]["status"] == "final" and after["right_0"]["score"] == automatic + manual_points
+    assert after["wrong_0"]["status"] == "provisional"
     assert after["wrong_0"]["score"] == before["wrong_0"]["score"]
     with redirect_stdout(io.StringIO()):
         out = grades(course, assignment, echo=lambda *a: None)
     exported = {r["student_id"]: r for r in csv.DictReader(out.open())}
-    assert exported["reference"]["status"] == "graded" and float(exported["reference"]["score"]) == automatic + 1.5
-    assert exported["wrong_0"]["status"] == "needs manual grading"
+    assert exported["reference"]["status"] == "final" and float(exported["reference"]["score"]) == automatic + 1.5
+    assert exported["wrong_0"]["status"] == "provisional"
     assert float(exported["wrong_0"]["score"]) == before["wrong_0"]["score"]

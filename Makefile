@@ -4,6 +4,15 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 export PYTHON VENV
 
+# A data folder given by a relative path (COURSE_DATA_DIR=../data make lab) means the folder
+# seen from where make runs; kernels start elsewhere (my-lectures/, notebooks/), so it is
+# passed on absolute.
+ifneq ($(strip $(COURSE_DATA_DIR)),)
+ifeq ($(filter /% ~%,$(COURSE_DATA_DIR)),)
+export COURSE_DATA_DIR := $(abspath $(CURDIR)/$(COURSE_DATA_DIR))
+endif
+endif
+
 # Jupyter refuses to start as root unless told; containers often run as root.
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 LAB_PORT  ?= 8888
@@ -22,23 +31,31 @@ setup-test:  ## the same with every tool of the test suite and the benchmarks (m
 
 # Two views of the course. jupyter/<mode>/ holds the Jupyter settings of each (which nbgrader
 # parts are on); it is put first on Jupyter's config search path for this command only, so
-# the user's own Jupyter settings are never changed. jupyter/labextensions/ holds the course's
-# own prebuilt JupyterLab extension (the Validate button; source in jupyter/validate/).
+# the user's own Jupyter settings are never changed. Its lab-settings/ holds JupyterLab's
+# defaults for the course (a saved notebook keeps its widgets' state, so it reopens with
+# its pictures). jupyter/labextensions/ holds the course's own prebuilt JupyterLab extension
+# (the Validate button; source in jupyter/validate/).
 LAB_CMD = JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter/$(1)$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 	$(BIN)/jupyter lab --notebook-dir="$(CURDIR)" --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG) \
+	--LabApp.app_settings_dir="$(CURDIR)/jupyter/$(1)/lab-settings" \
 	--LabApp.extra_labextensions_path="$(CURDIR)/jupyter/labextensions" $(LAB_ARGS)
 
-lab: setup  ## set up, then start JupyterLab on the course (students: lectures in my-lectures/, Validate, Assignment List)
+lab: setup  ## set up, then start JupyterLab on the course (students: your copies in my-lectures/, my-assignments/; Validate)
 	@$(BIN)/python scripts/lecture_copies.py
 	$(call LAB_CMD,student)
 
 lab-instructor: setup  ## the same with nbgrader's instructor tools (Formgrader, Create Assignment)
 	$(call LAB_CMD,instructor)
 
+# What `make test NB=notebooks/x.ipynb` checks besides running it (tests/test_notebooks.py)
+LECTURE_CHECKS := test_lecture_notebooks_are_thin_and_seeded test_every_lecture_has_a_widget_and_questions_with_their_answers \
+	test_a_lecture_opens_with_its_roadmap test_sections_are_numbered_in_order_with_the_questions_and_then_the_summary_last \
+	test_the_summary_is_last_and_ends_with_its_references test_a_text_that_announces_the_cell_below_stands_right_above_it
+
 test: setup-test  ## set up, then lint and run every test (unit, grading, the website with every lecture); NB=notebooks/x.ipynb: one notebook's checks
 ifdef NB
 	$(BIN)/python -m pytest -n 0 "$(NB)" "tests/test_notebooks.py::test_committed_without_outputs[$(NB)]" \
-	    $(if $(filter notebooks/%,$(NB)),"tests/test_notebooks.py::test_lecture_notebooks_are_thin_and_seeded[$(NB)]") $(PYTEST_ARGS)
+	    $(if $(filter notebooks/%,$(NB)),$(foreach t,$(LECTURE_CHECKS),"tests/test_notebooks.py::$(t)[$(NB)]")) $(PYTEST_ARGS)
 else
 	@sh scripts/system-deps.sh
 	$(BIN)/ruff check .
@@ -136,5 +153,5 @@ audit: setup  ## instructors: list code in the submissions that looks like tampe
 
 # --- Students ---------------------------------------------------------------------
 check: setup  ## students: run the visible tests of NB=path/to/notebook.ipynb (fails if one fails)
-	@test -n "$(NB)" || { echo "usage: make check NB=release/$(ASSIGNMENT)/$(ASSIGNMENT).ipynb" >&2; exit 2; }
+	@test -n "$(NB)" || { echo "usage: make check NB=my-assignments/$(ASSIGNMENT)/$(ASSIGNMENT).ipynb" >&2; exit 2; }
 	$(GRADING) check "$(NB)"

@@ -3,18 +3,21 @@
 JupyterLab (``make lab`` on a temporary copy of the course) in a headless Chromium: every
 lecture notebook (and a scratch notebook showing every widget of course_lib) is run with
 *Run All Cells*, then every slider of every widget on the
-page is moved one step with the keyboard, several times, and every button pressed. For
+page is moved one step with the keyboard, many times, and every button pressed. For
 each control the benchmark prints the median time from the key press (or click) to the
-redrawn figure being loaded in the page, and to the new numbers in the status line.
-Goal: median under 300 ms (the course aims at 100 ms) per control on a 2-core machine with
-the other cores busy: the benchmark makes them busy itself (benchmarks/load.py: one
-CPU-bound process per core but one, for the whole measurement, stopped however it ends).
+redrawn figure being loaded in the page, and to the new numbers in the status line; a
+move's response time is the later of the two. Goal, per widget (all moves of all its
+controls): median under 150 ms and 95th percentile under 300 ms (the course aims at
+100 ms) on a 2-core machine with the other cores busy: the benchmark makes them busy itself
+(benchmarks/load.py: one CPU-bound process per core but one, for the whole measurement,
+stopped however it ends).
 
 A bare widget timed in the same run is the baseline: a slider whose callback only swaps
 two ready-made pictures and writes one line of text. Its time is the cost of the round
 trip browser -> kernel -> browser alone; what a course widget adds to it is the time
-spent computing and drawing. Each widget gets one row in the benchmark table: the median
-of its slowest control, against the bare widget's, with the goal and whether it is met.
+spent computing and drawing. Each widget gets two rows in the benchmark table: the median
+and the 95th percentile of its response times, against the bare widget's median, with the
+goals and whether they are met.
 """
 import statistics
 import sys
@@ -23,6 +26,7 @@ import time
 from pathlib import Path
 
 import nbformat
+import numpy as np
 
 from benchmarks import paired
 from benchmarks.load import busy_cores
@@ -31,9 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the browser driver shared with tests/test_browser.py
 import labdriver as ld  # noqa: E402
 
-GOAL_MS = 300
+GOAL_MS = 150      # median response per widget
+P95_GOAL_MS = 300  # 95th percentile per widget
 AIM_MS = 100  # what the course aims at
-MOVES = 7
+MOVES = 12
 
 BASELINE = '''\
 import io
@@ -77,6 +82,7 @@ GALLERY = [
     "Xl = rng.uniform(-1, 1, size=(200, 2))\n"
     "yl = np.where(rng.random(200) < cl.theta(Xl @ np.array([3.0, -2.0])), 1.0, -1.0)\n"
     "cl.widgets.DescentExplorer(Xl, yl, rng=rng)",
+    "cl.widgets.NaiveBayesExplorer(rng=rng)",
     "cl.widgets.DichotomyExplorer(n=5, rng=rng)",
     "cl.widgets.BoundingTableExplorer()",
     "cl.widgets.VCBoundExplorer()",
@@ -102,7 +108,10 @@ def scratch_notebook(course, name, cells):
 
 
 def time_notebook(page, lab, path):
-    """[(widget number, control, [figure ms], [text ms])] for every control of every widget."""
+    """[(widget number, control, [figure ms], [text ms], [response ms])] for every control of every widget.
+
+    A move's response is the later of the new picture and the new text (None when neither came).
+    """
     ld.open_notebook(page, lab, path)
     ld.run_all(page)
     rows = []
@@ -111,7 +120,7 @@ def time_notebook(page, lab, path):
         for _ in range(2):  # a control that does nothing at first ("back" at step 0) is tried again last
             retry = []
             for kind, control, label in pending:
-                figure, text = [], []
+                figure, text, response = [], [], []
                 for _ in range(MOVES):
                     f, t = ld.operate(page, widget, kind, control, timeout=3_000)
                     if f is None and t is None:
@@ -120,14 +129,20 @@ def time_notebook(page, lab, path):
                         figure.append(f)
                     if t is not None:
                         text.append(t)
+                    response.append(max(v for v in (f, t) if v is not None))
                 if figure or text:
-                    rows.append((number, f"{kind} {label}", figure, text))
+                    rows.append((number, f"{kind} {label}", figure, text, response))
                 else:
                     retry.append((kind, control, label))
             pending = retry
-        rows += [(number, f"{kind} {label}", [], []) for kind, control, label in pending]
+        rows += [(number, f"{kind} {label}", [], [], []) for kind, control, label in pending]
     lab.shutdown_kernels()
     return rows
+
+
+def p95(values):
+    """The 95th percentile (the value below which 95 % of the moves answered; the largest of fewer than 20)."""
+    return float(np.percentile(values, 95, method="higher"))
 
 
 def fmt(values):
@@ -163,11 +178,12 @@ def measure(browser, lab, lectures, only):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     print(f"JupyterLab {lab.base}, Chromium {browser.version}; median of {MOVES} moves per control "
-          f"(ms, key press or click -> new picture loaded / new text); goal {GOAL_MS} ms")
+          f"(ms, key press or click -> new picture loaded / new text); goals per widget: median < {GOAL_MS} ms, "
+          f"95th percentile < {P95_GOAL_MS} ms")
     print(f"{'notebook':40s} {'widget':>6s}  {'control':16s} {'figure':>7s} {'text':>7s}  ratio to baseline")
     base = time_notebook(page, lab, scratch_notebook(lab.course, "benchmark-baseline.ipynb", [BASELINE]))
-    base_ms = statistics.median(base[0][2]) if base and base[0][2] else None
-    for _, control, figure, text in base:
+    base_ms = statistics.median(base[0][4]) if base and base[0][4] else None
+    for _, control, figure, text, _ in base:
         print(f"{'(baseline: bare widget)':40s} {0:6d}  {control:16s} {fmt(figure)} {fmt(text)}")
     slow, widgets = [], []
     gallery = scratch_notebook(lab.course, "course_lib-widgets.ipynb", GALLERY)
@@ -175,24 +191,25 @@ def measure(browser, lab, lectures, only):
         rows = time_notebook(page, lab, path)
         if not rows:
             print(f"{Path(path).stem:40s}  (no widgets)")
-        per_widget = {}
-        for number, control, figure, text in rows:
-            worst = max([statistics.median(v) for v in (figure, text) if v] or [float("inf")])
+        pooled = {}
+        for number, control, figure, text, response in rows:
             ratio = f"{statistics.median(figure) / base_ms:5.1f}x" if figure and base_ms else "     "
-            flag = "" if worst < GOAL_MS else "  SLOWER THAN THE GOAL"
-            if flag:
-                slow.append(f"{path} widget {number} {control}")
-            print(f"{Path(path).stem:40s} {number:6d}  {control:16s} {fmt(figure)} {fmt(text)}  {ratio}{flag}")
-            if worst > per_widget.get(number, (-1.0, ""))[0]:
-                per_widget[number] = (worst, control)
-        widgets += [(Path(path).stem, number, worst, control) for number, (worst, control) in per_widget.items()]
+            print(f"{Path(path).stem:40s} {number:6d}  {control:16s} {fmt(figure)} {fmt(text)}  {ratio}")
+            pooled.setdefault(number, []).extend(response or [float("inf")])
+        for number, times in pooled.items():
+            median, high = statistics.median(times), p95(times)
+            widgets.append((Path(path).stem, number, median, high, len(times)))
+            if median >= GOAL_MS or high >= P95_GOAL_MS:
+                slow.append(f"{path} widget {number} (median {median:.0f} ms, 95th percentile {high:.0f} ms)")
     context.close()
-    print(f"\nper widget, the median redraw of its slowest control (ms) against the bare widget's "
+    print(f"\nper widget, all moves of all its controls (ms), against the bare widget's median "
           f"({fmt([base_ms]).strip() if base_ms else '—'} ms):")
-    for stem, number, worst, control in widgets:
-        paired.row(f"{stem} widget {number} ({control})", project=worst, baseline=base_ms,
-                   goal=f"< {GOAL_MS} ms", met=worst < GOAL_MS, unit="ms",
-                   note="" if worst < AIM_MS else f"(aim {AIM_MS} ms not reached)")
+    for stem, number, median, high, n in widgets:
+        paired.row(f"{stem} widget {number}: median of {n} moves", project=median, baseline=base_ms,
+                   goal=f"< {GOAL_MS} ms", met=median < GOAL_MS, unit="ms",
+                   note="" if median < AIM_MS else f"(aim {AIM_MS} ms not reached)")
+        paired.row(f"{stem} widget {number}: 95th percentile", project=high, baseline=base_ms,
+                   goal=f"< {P95_GOAL_MS} ms", met=high < P95_GOAL_MS, unit="ms")
     return slow
 
 

@@ -31,6 +31,7 @@ from .data import (
     make_separable,
     make_spirals,
     random_line_target,
+    spam_examples,
 )
 from .digits import (
     intensity,
@@ -56,6 +57,7 @@ from .generalization import (
     vc_sample_size,
 )
 from .kernels import kernel_matrix, kernel_perceptron, linear_kernel, polynomial_kernel, quadratic_features, rbf_kernel
+from .naive_bayes import bag_of_words, fit_bernoulli_nb, fit_gaussian_nb, fit_multinomial_nb
 from .neighbors import fit_standardizer, knn_predict, pairwise_distances
 from .overfitting import (
     deterministic_noise,
@@ -97,6 +99,7 @@ from .regression import (
 )
 from .regularization import constrained_regression, d_eff, l1_regression, weight_decay_path
 from .svm import fit_svm, fit_svm_primal, kkt_violation
+from .svm_variants import fit_lp_svm, fit_reduced_svm, fit_robust_lp
 from .theory import (
     bias_form_bound,
     check_novikoff,
@@ -150,6 +153,8 @@ __all__ += [
     "kernel_perceptron", "make_spirals", "svm", "fit_svm", "fit_svm_primal", "kkt_violation",
     "neighbors", "knn_predict", "pairwise_distances", "fit_standardizer",
 ]
+__all__ += ["naive_bayes", "fit_gaussian_nb", "fit_bernoulli_nb", "fit_multinomial_nb", "bag_of_words", "spam_examples"]
+__all__ += ["svm_variants", "fit_robust_lp", "fit_lp_svm", "fit_reduced_svm"]
 __all__ += [
     "generalization", "dichotomies", "count_dichotomies", "is_shattered", "growth_function", "bounding_function",
     "hoeffding_sample_size", "vc_bound", "vc_sample_size", "generalization_bounds",

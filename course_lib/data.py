@@ -22,6 +22,7 @@ __all__ = [
     "make_separable", "make_noisy", "random_line_target", "make_random_line_data",
     "load_labeled_points", "load_homework", "data_dir", "DATA_DIR_ENV", "make_spirals",
     "fetch_file", "cache_dir", "DataFile", "DATA_FILES", "DataUnavailableError", "DATA_URL_ENV", "CACHE_SUBDIR",
+    "spam_examples",
 ]
 
 DATA_DIR_ENV = "COURSE_DATA_DIR"
@@ -333,8 +334,24 @@ class DataUnavailableError(FileNotFoundError, ConnectionError):
     """A data file is in no local folder and could not be downloaded (offline, or the server failed).
 
     It is a ``FileNotFoundError`` (the file is not there) and a ``ConnectionError``
-    (the download failed), so either ``except`` clause catches it.
+    (the download failed), so either ``except`` clause catches it. Its message is one
+    line: which file, why it could not be had, and how to use a copy of one's own
+    (``COURSE_DATA_DIR=<folder> make lab``).
     """
+
+
+def _own_copy_hint(info):
+    """How to point the course at a copy of ``info`` (one sentence, no line break)."""
+    return (f"to use a copy of your own, put it in <folder>/{info.subdir}/ and start the course with "
+            f"{DATA_DIR_ENV}=<folder> make lab")
+
+
+def _missing_data_dir():
+    """The value of ``COURSE_DATA_DIR`` and where it leads, when it is set but names no folder; else None."""
+    value = os.environ.get(DATA_DIR_ENV)
+    if not value or Path(value).expanduser().is_dir():
+        return None
+    return value, Path(value).expanduser().resolve()
 
 
 def cache_dir():
@@ -390,7 +407,7 @@ def _download(info, target, base_url=None, progress=True):
     host = urllib.parse.urlsplit(url).netloc
     if host in _unreachable:
         raise DataUnavailableError(f"{info.name}: could not download it from {url} ({host} did not answer "
-                                   f"earlier: {_unreachable[host]})")
+                                   f"earlier: {_unreachable[host]}); {_own_copy_hint(info)}")
     digest, data = hashlib.sha256(), bytearray()
     try:
         with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
@@ -408,12 +425,14 @@ def _download(info, target, base_url=None, progress=True):
                     if len(data) > info.size:
                         break
     except urllib.error.HTTPError as exc:
-        raise DataUnavailableError(f"{info.name}: could not download it from {url} (HTTP {exc.code} {exc.reason})") from None
+        raise DataUnavailableError(f"{info.name}: could not download it from {url} (HTTP {exc.code} {exc.reason}); "
+                                   f"{_own_copy_hint(info)}") from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         if not isinstance(exc, urllib.error.HTTPError):
             _unreachable[host] = reason
-        raise DataUnavailableError(f"{info.name}: could not download it from {url} ({reason})") from None
+        raise DataUnavailableError(f"{info.name}: could not download it from {url} ({reason}); "
+                                   f"{_own_copy_hint(info)}") from None
     if len(data) != info.size or digest.hexdigest() != info.sha256:
         raise ValueError(
             f"the download of {info.name} from {url} has {len(data):,}{'+' if len(data) > info.size else ''} bytes "
@@ -470,7 +489,9 @@ def fetch_file(name, *, path=None, data_dir=None, download=True, verify=True, ba
     ------
     DataUnavailableError
         When the file is in no folder and was not downloaded (``download=False``, no
-        network, or the server failed); the message is one line saying why.
+        network, or the server failed), or when ``COURSE_DATA_DIR`` is set but names no
+        folder (nothing is downloaded then: the setting says where the files should be);
+        the message is one line saying why and naming ``COURSE_DATA_DIR``.
     ValueError
         When a file is truncated or its checksum is wrong (a download with the wrong
         checksum is refused and nothing is stored).
@@ -499,6 +520,14 @@ def fetch_file(name, *, path=None, data_dir=None, download=True, verify=True, ba
             if not Path(data_dir).expanduser().is_dir():
                 raise ValueError(f"data_dir={str(data_dir)!r} is not a directory")
             folders.append(Path(data_dir).expanduser())
+        missing = _missing_data_dir()
+        if missing is not None:
+            value, resolved = missing
+            where = "" if str(resolved) == value else f" (from {Path.cwd()} that is {resolved})"
+            raise DataUnavailableError(
+                f"{name}: {DATA_DIR_ENV}={value} is not a folder{where}; set it to the folder that holds "
+                f"{info.subdir}/{name} ({DATA_DIR_ENV}=<folder> make lab), or unset it to download the file"
+            )
         env = _env_data_dir()
         if env is not None:
             folders.append(env)
@@ -605,3 +634,72 @@ def make_spirals(n_samples=200, *, turns=1.5, noise=0.0, rng=None):
     X = sign[:, None] * np.c_[r * np.cos(t), r * np.sin(t)]
     X += noise * rng.normal(size=X.shape)
     return X, sign
+
+
+_SPAM = """\
+spam|win a free prize now click the link to claim your prize
+spam|cheap meds online no prescription needed order now
+spam|you have been selected for a cash reward claim it today
+spam|limited offer buy one get one free click now
+spam|urgent your account will be closed verify your password now
+spam|earn money from home fast no experience needed
+spam|congratulations you won a free holiday claim your reward
+spam|lowest price guaranteed order cheap watches today
+spam|free gift card waiting for you click the link
+spam|make cash fast with this one simple trick
+spam|exclusive deal just for you act now before it ends
+spam|your loan is approved claim the cash now
+spam|hot singles in your area click to chat free
+spam|double your money in one week guaranteed
+spam|final notice claim your free prize before midnight
+spam|buy now and save big on cheap meds
+spam|you are a winner click here to get your cash
+spam|free trial offer no credit card needed act now
+spam|best deal of the year limited stock order today
+spam|verify your bank account now or lose access
+ham|are we still meeting for lunch tomorrow
+ham|the lecture notes for week three are online now
+ham|can you send me the slides from the seminar
+ham|thanks for the review i fixed the proof in section two
+ham|dinner at my place on friday bring a friend
+ham|the homework deadline moved to next monday
+ham|please check the attached draft before the meeting
+ham|i will be late for the lab today the bus is slow
+ham|happy birthday hope you have a great day
+ham|the experiment finished the results look good
+ham|could you review my code before i submit it
+ham|reminder the library closes early on sunday
+ham|let me know when you are free to talk about the project
+ham|the exam covers chapters one to four
+ham|see you at the station at eight
+ham|i uploaded the data set to the shared folder
+ham|nice talk today i liked the part on kernels
+ham|mom called she wants you to call her back
+ham|the meeting room changed to the second floor
+ham|our paper was accepted thanks for all the help
+"""
+
+
+def spam_examples():
+    """A small, made-up collection of 40 short messages, 20 spam and 20 ordinary ("ham").
+
+    Written for the course to show naive Bayes on text: not a real corpus, and far too
+    small to say how well a filter would work on real mail. Words are lower case and
+    separated by single spaces.
+
+    Returns
+    -------
+    messages : list of str
+    labels : ndarray of shape (40,)
+        +1 for spam, -1 for ham.
+
+    Examples
+    --------
+    >>> messages, labels = spam_examples()
+    >>> len(messages), int((labels == 1).sum())
+    (40, 20)
+    >>> messages[0]
+    'win a free prize now click the link to claim your prize'
+    """
+    rows = [line.split("|", 1) for line in _SPAM.strip().splitlines()]
+    return [text for _, text in rows], np.array([1.0 if kind == "spam" else -1.0 for kind, _ in rows])

@@ -564,6 +564,5 @@ def load_digit_features(*, test_fraction=0.3, rng=None, download=True):
 
 
 def _short(exc):
-    """The first sentence of an error message, for a one-line notice."""
-    text = str(exc).split(". ")[0]
-    return text if len(text) <= 160 else text[:157] + "..."
+    """The first sentence of an error message (with its COURSE_DATA_DIR hint), for a one-line notice."""
+    return str(exc).split(". ")[0]

@@ -62,14 +62,37 @@ def pairwise_distances(X, Z, *, metric="euclidean", VI=None):
         d = X.shape[1]
         if VI.shape != (d, d):
             raise ValueError(f"VI must have shape {(d, d)}; got {VI.shape}")
-        # sqrt((x - z)^T VI (x - z)) = Euclidean distance after x -> L^T x with VI = L L^T
-        w, V = np.linalg.eigh((VI + VI.T) / 2)
-        if w.min() <= 0:
-            raise ValueError("VI must be positive definite (an inverse covariance matrix)")
-        T = V * np.sqrt(w)
+        T = _whitening(VI, d)
         X, Z = X @ T, Z @ T
-    sq = np.einsum("ij,ij->i", X, X)[:, None] + np.einsum("ij,ij->i", Z, Z)[None, :] - 2.0 * (X @ Z.T)
-    return np.sqrt(np.maximum(sq, 0.0))
+    return _euclidean(X, Z)
+
+
+def _whitening(VI, d=None):
+    """T with ``sqrt((x - z)^T VI (x - z)) = ||(x - z) T||``: the Euclidean distance after x -> x T (VI = T T^T)."""
+    w, V = np.linalg.eigh((VI + VI.T) / 2)
+    if w.min() <= 0:
+        raise ValueError("VI must be positive definite (an inverse covariance matrix)")
+    return V * np.sqrt(w)
+
+
+_CHUNK = 1 << 21    # differences held at once by _euclidean (16 MiB of float64)
+
+
+def _euclidean(X, Z):
+    """``sqrt(sum((x - z)**2))`` from the differences themselves, a block of rows of X at a time.
+
+    The shortcut ``|x|^2 + |z|^2 - 2 x^T z`` is faster but rounds differently for each
+    pair, so two training points exactly as far from x (by the differences) could come
+    out in either order, and the tie rule of :func:`knn_predict` would not hold. Here
+    each row is the same computation as ``np.sqrt(((Z - x) ** 2).sum(axis=1))``: equal
+    differences give equal distances.
+    """
+    D = np.empty((X.shape[0], Z.shape[0]))
+    rows = max(1, _CHUNK // max(1, Z.size))
+    for start in range(0, X.shape[0], rows):
+        diff = Z[None, :, :] - X[start:start + rows, None, :]
+        D[start:start + rows] = np.sqrt((diff * diff).sum(axis=2))
+    return D
 
 
 def knn_predict(X_train, y_train, X, *, k=1, metric="euclidean"):
@@ -93,7 +116,10 @@ def knn_predict(X_train, y_train, X, *, k=1, metric="euclidean"):
     ndarray of shape (n,)
         The predicted labels. A tie in the vote goes to the tied label whose nearest
         member is closest; among training points at equal distance, the one that
-        comes first in ``X_train`` counts as nearer.
+        comes first in ``X_train`` counts as nearer. Distances are computed from the
+        differences, ``np.sqrt(((X_train - x) ** 2).sum(axis=1))`` for each row x, so
+        "equal distance" means equal as that expression computes it (exactly what a
+        loop over the rows of X with ``np.argsort(..., kind="stable")`` finds).
 
     Examples
     --------
@@ -141,6 +167,9 @@ def nearest_neighbours(X_train, X, *, k=1, metric="euclidean"):
     k = check_int(k, "k", minimum=1)
     if k > X_train.shape[0]:
         raise ValueError(f"k must be at most the number of training points ({X_train.shape[0]}); got {k}")
+    check_choice(metric, "metric", METRICS)
+    if X.shape[1] != X_train.shape[1]:
+        raise ValueError(f"X and X_train must have the same number of features; got {X.shape[1]} and {X_train.shape[1]}")
     VI = None
     if metric == "mahalanobis":
         S = np.atleast_2d(np.cov(X_train, rowvar=False))
@@ -148,8 +177,40 @@ def nearest_neighbours(X_train, X, *, k=1, metric="euclidean"):
             VI = np.linalg.inv(S)
         except np.linalg.LinAlgError:
             raise ValueError("X_train's covariance is singular, so the Mahalanobis distance is undefined") from None
-    D = pairwise_distances(X, X_train, metric=metric, VI=VI)
-    return np.argsort(D, axis=1, kind="stable")[:, :k]  # stable: equal distances keep training order
+    if metric == "hamming":
+        D = pairwise_distances(X, X_train, metric=metric)
+        return np.argsort(D, axis=1, kind="stable")[:, :k]  # stable: equal distances keep training order
+    if metric == "mahalanobis":
+        T = _whitening(check_matrix(VI, "VI"), X.shape[1])
+        X_train, X = X_train @ T, X @ T
+    return _nearest_euclidean(X_train, X, k)
+
+
+def _nearest_euclidean(Z, X, k):
+    """The k nearest rows of Z to each row of X, by the distances of :func:`_euclidean`, nearest (then first) first.
+
+    Small problems sort the exact distances. Large ones first bound every squared distance
+    by the fast formula ``|x|^2 + |z|^2 - 2 x^T z`` give or take its rounding error, keep
+    the rows of Z that can be among the k nearest, and rank only those by their exact
+    distances: the same answer as sorting them all.
+    """
+    n, N = X.shape[0], Z.shape[0]
+    if n * N * X.shape[1] <= 4 * _CHUNK:
+        return np.argsort(_euclidean(X, Z), axis=1, kind="stable")[:, :k]
+    sx, sz = np.einsum("ij,ij->i", X, X), np.einsum("ij,ij->i", Z, Z)
+    approx = sx[:, None] + sz[None, :] - 2.0 * (X @ Z.T)
+    slack = 8.0 * (X.shape[1] + 2) * np.finfo(float).eps * (sx[:, None] + sz[None, :])   # >= its rounding error
+    kth = np.partition(approx + slack, k - 1, axis=1)[:, k - 1]      # >= the true k-th smallest squared distance
+    rows, cols = np.nonzero(approx - slack <= kth[:, None])          # every row of Z that may be among the k
+    exact = np.empty(len(rows))
+    step = max(1, _CHUNK // max(1, X.shape[1]))
+    for start in range(0, len(rows), step):
+        diff = Z[cols[start:start + step]] - X[rows[start:start + step]]
+        exact[start:start + step] = np.sqrt((diff * diff).sum(axis=1))
+    order = np.lexsort((cols, exact, rows))                          # by query, then distance, then training order
+    rows, cols = rows[order], cols[order]
+    first = np.searchsorted(rows, np.arange(n))
+    return cols[first[:, None] + np.arange(k)[None, :]]
 
 
 def majority_vote(labels):

@@ -165,7 +165,7 @@ def plot_boundary(w, *, ax=None, color="black", linestyle="-", shade=True, label
     return ax
 
 
-def plot_pla_step(X, y, w_t, w_next, n, *, ax=None, t=None):
+def plot_pla_step(X, y, w_t, w_next, n, *, ax=None, t=None, legend=True):
     """One PLA correction: the mistake x_n, the old boundary w_t and the new w_{t+1}.
 
     The old boundary is dashed, the new one solid; the arrows show the (w1, w2)
@@ -181,6 +181,8 @@ def plot_pla_step(X, y, w_t, w_next, n, *, ax=None, t=None):
     ax : matplotlib Axes or None
     t : int or None
         The step number, used in the title.
+    legend : bool, default=True
+        Put the legend below the axes (a figure that has a legend of its own passes False).
 
     Returns
     -------
@@ -217,16 +219,23 @@ def plot_pla_step(X, y, w_t, w_next, n, *, ax=None, t=None):
             label = ax.annotate(text, xy=tip, xytext=tuple(out), textcoords="offset points", color=color,
                                 fontsize=9, ha="center", va="center", zorder=5,
                                 bbox=dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.7))
-            if renderer is not None:                          # ... moved down while it covers an earlier one
-                for step in range(1, 6):
+            if renderer is not None:    # ... or the first nearby place inside the axes that covers no earlier label
+                inside = ax.get_window_extent(renderer)
+                side = np.array([-out[1], out[0]])
+                for place in [out, -out, out + side, out - side, -out + side, -out - side,
+                              *[out - [0, 14 * k] for k in range(1, 6)]]:
+                    label.set_position(tuple(place))
                     box = label.get_window_extent(renderer)
-                    if not any(box.overlaps(other.get_window_extent(renderer)) for other in labels):
+                    within = (box.x0 >= inside.x0 and box.x1 <= inside.x1 and box.y0 >= inside.y0
+                              and box.y1 <= inside.y1)
+                    if within and not any(box.overlaps(other.get_window_extent(renderer)) for other in labels):
                         break
-                    label.set_position((out[0], out[1] - 14 * step))
             labels.append(label)
     title = "correcting the mistake" if t is None else f"update {t + 1}: $w_{{{t + 1}}} = w_{{{t}}} + y_n x_n$"
     ax.set_title(title, fontsize=10)
-    ax.legend(loc="lower left", fontsize=7, framealpha=0.8)
+    if legend:  # below the axes and their x label, where it covers neither points nor arrows
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=4, fontsize=7, frameon=False,
+                  handlelength=1.5, columnspacing=1.0)
     return ax
 
 
@@ -267,7 +276,7 @@ def plot_novikoff_check(check, *, axes=None):
     r2_eta2 = (check.norm_sq_upper[1] - check.norm_sq[0]) if len(t) > 1 else 0.0
     axes[0].plot(t, check.inner, "o-", ms=3, label=r"$w_f^T w_t / \|w_f\|$")
     axes[0].plot(t, t * rho_eta, "--", label=r"$t\,\rho$ (lower bound)")
-    axes[0].set_title("1. $w_t$ turns towards $w_f$", fontsize=10)
+    axes[0].set_title("1. $w_f^T w_t / \\|w_f\\|$ climbs by $\\geq \\rho$ per correction", fontsize=10)
     axes[1].plot(t, check.norm_sq, "o-", ms=3, label=r"$\|w_t\|^2$")
     axes[1].plot(t, t * r2_eta2, "--", label=r"$t\,R^2$ (upper bound)")
     axes[1].set_title("2. but $\\|w_t\\|$ grows slowly", fontsize=10)
@@ -539,18 +548,23 @@ def plot_digits(images, labels=None, *, n=24, ncols=8, ax=None):
             raise ValueError(f"labels must have one entry per image, shape ({imgs.shape[0]},); got shape {labels.shape}")
     nrows = -(-n // ncols)
     h, w = imgs.shape[1:]
-    mosaic = np.full((nrows * (h + 1) + 1, ncols * (w + 1) + 1), -1.0)
+    band = max(2, h // 3) if labels is not None else 1     # paper above each image, for its label
+    gap = max(1, w // 8)
+    mosaic = np.full((nrows * (h + band), ncols * (w + gap) - gap), -1.0)
     for k in range(n):
         r, c = divmod(k, ncols)
-        mosaic[1 + r * (h + 1): 1 + r * (h + 1) + h, 1 + c * (w + 1): 1 + c * (w + 1) + w] = imgs[k]
-    ax = _axes(ax, figsize=(1.0 * ncols, 1.0 * nrows + 0.3))
+        top, left = r * (h + band) + band, c * (w + gap)
+        mosaic[top: top + h, left: left + w] = imgs[k]
+    ax = _axes(ax, figsize=(1.0 * ncols, 1.15 * nrows + 0.2))
     ax.imshow(mosaic, cmap="gray_r", vmin=-1, vmax=1, interpolation="nearest")
     for k in range(n if labels is not None else 0):
         r, c = divmod(k, ncols)
-        ax.text(c * (w + 1) + 1.3, r * (h + 1) + 1.3, str(labels[k]), color="tab:blue", fontsize=8,
-                va="top", ha="left")
+        ax.text(c * (w + gap) + w / 2, r * (h + band) + band - 0.6, str(labels[k]), color="tab:blue", fontsize=8,
+                va="bottom", ha="center")
     ax.set_xticks([])
     ax.set_yticks([])
+    for spine in ax.spines.values():                        # no frame around the whole sheet
+        spine.set_visible(False)
     return ax
 
 
@@ -580,7 +594,8 @@ def plot_digit_features(X, y, *, names=("1", "5"), ax=None, limits=None):
     y : array-like of shape (N,)
         +1 / -1 labels (e.g. from :func:`course_lib.digits.one_vs_one`).
     names : (str, str), default=("1", "5")
-        What +1 and -1 stand for, for the legend.
+        What +1 and -1 stand for, for the legend: a digit is shown as "digit 1", any
+        other name ("+1", "spam") as it is.
     ax : matplotlib Axes or None
     limits : ((xmin, xmax), (ymin, ymax)) or None
 
@@ -599,10 +614,11 @@ def plot_digit_features(X, y, *, names=("1", "5"), ax=None, limits=None):
     lim = _feature_limits(P, limits)
     ax = _axes(ax, figsize=(5.5, 4.2))
     pos, neg = y > 0, y < 0
+    shown = [f"digit {n}" if str(n).isdigit() else str(n) for n in names]
     ax.scatter(P[pos, 0], P[pos, 1], marker="o", facecolors="none", edgecolors=POSITIVE_COLOR, linewidths=1,
-               s=18, alpha=0.8, label=f"digit {names[0]}", zorder=3)
+               s=18, alpha=0.8, label=shown[0], zorder=3)
     ax.scatter(P[neg, 0], P[neg, 1], marker="x", color=NEGATIVE_COLOR, linewidths=1, s=18, alpha=0.8,
-               label=f"digit {names[1]}", zorder=3)
+               label=shown[1], zorder=3)
     ax.set_xlim(lim[0])
     ax.set_ylim(lim[1])
     ax.set_xlabel("average intensity")
@@ -640,6 +656,7 @@ def plot_digit_boundaries(X, y, weights, *, names=("1", "5"), ax=None, limits=No
     styles = [("black", "-"), ("tab:orange", "--"), ("tab:green", ":"), ("tab:purple", "-.")]
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     corners = np.array([[1, x0, y0], [1, x0, y1], [1, x1, y0], [1, x1, y1]])
+    shown = f"digit {names[0]}" if str(names[0]).isdigit() else str(names[0])
     for k, (label, w) in enumerate(weights.items()):
         w = check_vector(w, f"weights[{label!r}]", length=3)
         color, linestyle = styles[k % len(styles)]
@@ -647,10 +664,37 @@ def plot_digit_boundaries(X, y, weights, *, names=("1", "5"), ax=None, limits=No
         if np.all(scores > 0) or np.all(scores <= 0):       # the line misses the picture: say so
             label = f"{label} (outside the picture: all {names[0] if scores[0] > 0 else names[1]})"
         plot_boundary(w, ax=ax, color=color, linestyle=linestyle, shade=False, label=label)
-    ax.legend(loc="best", fontsize=8)
+        _side_arrow(ax, w, color, str(names[0]), k / max(1, len(weights)))
+    ax.legend(loc="best", fontsize=8, title=f"arrows: the side called {shown}", title_fontsize=8)
     if title is not None:
         ax.set_title(title, fontsize=10)
     return ax
+
+
+def _side_arrow(ax, w, color, text, where=0.0):
+    """A short arrow from the line w0 + w1 x1 + w2 x2 = 0 into its positive side, labelled ``text``.
+
+    It starts on the part of the line inside the picture (a little further along for each
+    ``where`` in [0, 1), so that several lines' arrows do not meet) and is perpendicular to
+    the line as drawn, whatever the scales of the two axes.
+    """
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    seg = boundary_segment(w, (x0, x1), (y0, y1))
+    if seg is None:
+        return
+    t = np.linspace(0, 1, 401)[:, None]
+    points = np.column_stack(seg)[0] + t * (np.column_stack(seg)[1] - np.column_stack(seg)[0])
+    inside = points[(points[:, 0] > x0) & (points[:, 0] < x1) & (points[:, 1] > y0) & (points[:, 1] < y1)]
+    if len(inside) < 3:
+        return
+    start = inside[int((0.35 + 0.3 * where) * (len(inside) - 1))]
+    span = np.array([x1 - x0, y1 - y0])
+    normal = w[1:] * span                                   # the normal in the axes' own (fraction) units
+    step = 0.09 * normal / np.linalg.norm(normal) * span     # back to data units: 9 % of the picture
+    ax.annotate("", xy=start + step, xytext=start, arrowprops=dict(arrowstyle="->", color=color, linewidth=1.4),
+                zorder=5)
+    ax.text(*(start + 1.5 * step), text, color=color, fontsize=8, ha="center", va="center", zorder=5,
+            bbox=dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.8))
 
 
 __all__ += ["plot_digits", "plot_digit_features", "plot_digit_boundaries"]

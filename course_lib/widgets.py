@@ -20,7 +20,7 @@ from .perceptron import error_rate, pla
 
 __all__ = ["PLAStepper", "PerceptronExplorer", "BinExplorer", "OutlierRegression", "HatProjection",
            "WeightDecayExplorer", "DescentExplorer", "PocketExplorer", "MarginExplorer", "SVMExplorer",
-           "KNNExplorer"]
+           "KNNExplorer", "NaiveBayesExplorer"]
 
 
 SLIDER_LAYOUT = {"width": "460px"}
@@ -112,10 +112,19 @@ class _FigureWidget:
         self.image.value = _png(canvas)
         self.n_draws += 1
 
-    def _ipython_display_(self):
-        from IPython.display import display
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, and its figure as a picture for wherever the widget cannot run.
 
-        display(self.widget)
+        JupyterLab shows the widget. A page without a kernel (a notebook opened on GitHub or
+        converted to a static web page, a saved notebook whose widget state was not kept)
+        shows the figure as it was drawn when the widget appeared, its default state,
+        instead of "model not found".
+        """
+        bundle = self.widget._repr_mimebundle_(**kwargs) or {}
+        if self.image.value:
+            bundle["image/png"] = bytes(self.image.value)
+        bundle["text/plain"] = f"{type(self).__name__}: an interactive figure (run the notebook to move it)"
+        return bundle
 
 
 class PLAStepper(_FigureWidget):
@@ -195,7 +204,7 @@ class PLAStepper(_FigureWidget):
         n_wrong = int(round(error_rate(w_t, self.X, self.y) * len(self.y)))
         if t < res.n_updates:
             n = int(res.corrected[t])
-            plotting.plot_pla_step(self.X, self.y, w_t, res.trajectory[t + 1], n, ax=self.ax, t=t)
+            plotting.plot_pla_step(self.X, self.y, w_t, res.trajectory[t + 1], n, ax=self.ax, t=t, legend=False)
             what = f"next: example {n} (y = {self.y[n]:+.0f}) is misclassified and gets corrected"
         else:
             plotting.plot_data(self.X, self.y, ax=self.ax)
@@ -529,8 +538,17 @@ class HatProjection(_LiveFigure):
     ----------
     sliders : list of three ipywidgets.FloatSlider
         y1, y2, y3.
+    turn_slider : ipywidgets.IntSlider
+        Turns the picture about the vertical axis (degrees), to see the plane from other sides.
     H : ndarray of shape (3, 3)
     y_hat, residual : ndarray of shape (3,)
+
+    Notes
+    -----
+    The camera looks at the plane from 25 degrees above it (an orthographic view): the
+    plane shows as a flat parallelogram and anything perpendicular to it, the residual
+    above all, at 90 % of its length. Looked at along the plane's normal, the residual
+    would shrink to a point.
 
     Examples
     --------
@@ -550,10 +568,11 @@ class HatProjection(_LiveFigure):
             raise ValueError(f"x must be 3 finite inputs, not all equal, and y 3 targets; got x={x!r}, y={y!r}")
         if np.any(np.abs(y) > 2):
             raise ValueError(f"y must lie within [-2, 2]; got {y!r}")
-        super().__init__(figsize=(5.6, 4.6), projection="3d")
+        super().__init__(figsize=(5.6, 4.6), projection="3d", proj_type="ortho")
         self.X = np.column_stack([np.ones(3), x])
         self.H = hat_matrix(self.X)
         self.sliders = self._sliders(y, [f"y{i + 1}" for i in range(3)], low=-2.0, high=2.0, step=0.05)
+        self.turn_slider = _slider(widgets.IntSlider, value=0, min=-180, max=180, step=5, description="turn (°)")
         ax = self.ax
         # the column space: a patch of the plane s (1, 1, 1) + t x, drawn once
         c0, c1 = self.X[:, 0], self.X[:, 1] - self.X[:, 1].mean()   # orthogonal directions in the plane
@@ -576,12 +595,33 @@ class HatProjection(_LiveFigure):
         ax.set_xlabel("example 1")
         ax.set_ylabel("example 2")
         ax.set_zlabel("example 3")
-        ax.view_init(elev=18, azim=-62)
+        ax.set_box_aspect((1, 1, 1))           # equal scales: right angles look right
+        # the camera 25 degrees above the plane, looking across it along the inputs' column
+        normal = np.cross(c0, c1)
+        normal /= np.linalg.norm(normal)
+        along = c1 / np.linalg.norm(c1)
+        eye = np.cos(np.radians(25)) * along + np.sin(np.radians(25)) * normal
+        if eye[2] < 0:                          # from above rather than from below
+            eye = -eye
+        self._elev = float(np.degrees(np.arcsin(eye[2])))
+        self._azim = float(np.degrees(np.arctan2(eye[1], eye[0])))
+        ax.view_init(elev=self._elev, azim=self._azim)
         ax.legend(fontsize=8, loc="upper left")
-        self.fig.subplots_adjust(left=0.0, right=0.95, bottom=0.02, top=1.0)
+        self.fig.subplots_adjust(left=0.02, right=0.93, bottom=0.07, top=0.99)
         self._moving(self._y, self._yhat, self._res)
-        self.widget = widgets.VBox([*self.sliders, self.image, self.status])
+        self.turn_slider.observe(lambda _: self._turn(), names="value")
+        self.widget = widgets.VBox([*self.sliders, self.turn_slider, self.image, self.status])
         self.draw()
+
+    def _turn(self):
+        self.ax.view_init(elev=self._elev, azim=self._azim + self.turn_slider.value)
+        self._background = None                 # the axes, seen from elsewhere, are drawn again
+        self.draw()
+
+    def view_direction(self):
+        """The unit vector from the plot's centre towards the camera."""
+        e, a = np.radians(self.ax.elev), np.radians(self.ax.azim)
+        return np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
 
     @property
     def y(self):
@@ -603,7 +643,7 @@ class HatProjection(_LiveFigure):
             f"y = {fmt(y)} &nbsp; ŷ = H y = {fmt(self.y_hat)} &nbsp; y − ŷ = {fmt(self.residual)}<br>"
             f"largest |(column of X) · (y − ŷ)| = {orth:.1e} (the residual is perpendicular to the plane); "
             f"E<sub>in</sub> = ‖y − ŷ‖²/3 = <b>{np.dot(self.residual, self.residual) / 3:.3f}</b>; "
-            f"trace H = {np.trace(self.H):.2f}"
+            f"trace H = {np.trace(self.H):.2f}; seen from {self.ax.elev:.0f}° up, turned {self.turn_slider.value:+d}°"
         )
 
 
@@ -680,7 +720,7 @@ class WeightDecayExplorer(_LiveFigure):
         theta_ = np.linspace(0, 2 * np.pi, 200)
         left.plot(np.sqrt(0.6) * np.cos(theta_), np.sqrt(0.6) * np.sin(theta_), color="tab:green", linestyle=":",
                   linewidth=1.5, label="target circle")
-        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.12), ncol=2)
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.16), ncol=2)   # below the x1 label
         right.semilogx(self.lambdas, self.e_in_curve, "o-", ms=3, color="tab:blue", label="$E_{in}$")
         right.semilogx(self.lambdas, self.e_out_curve, "s-", ms=3, color="tab:red", label="$E_{out}$")
         self._marker = right.axvline(start, color="black", linewidth=1)
@@ -688,7 +728,7 @@ class WeightDecayExplorer(_LiveFigure):
         right.set_ylabel("0/1 error")
         right.set_ylim(0, max(0.55, float(self.e_out_curve.max()) + 0.05))
         right.legend(fontsize=8, loc="upper left")
-        self.fig.subplots_adjust(left=0.06, right=0.98, bottom=0.26, top=0.92, wspace=0.28)
+        self.fig.subplots_adjust(left=0.06, right=0.98, bottom=0.28, top=0.92, wspace=0.28)
         self._moving(self._curve, self._marker, left.title, right.title)
         self.slider.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([self.slider, self.image, self.status])
@@ -1002,7 +1042,7 @@ class MarginExplorer(_LiveFigure):
         self._neg = left.scatter([], [], marker="x", color=plotting.NEGATIVE_COLOR, s=22, label="−1")
         (self._target,) = left.plot([], [], color="tab:green", linestyle="--", linewidth=1.5, label="target $w_f$")
         (self._final,) = left.plot([], [], color="black", linewidth=1.8, label="PLA's $w_T$")
-        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.14), ncol=4)
+        left.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.18), ncol=4)   # below the x1 label
         (self._cos,) = right.plot([], [], "o-", ms=2, linewidth=1, label="cosine($w_f$, $w_t$)")
         (self._low,) = right.plot([], [], "--", color="tab:orange", label=r"$\sqrt{t}\,\rho/R$")
         right.axhline(1.0, color="grey", linewidth=0.8)
@@ -1010,7 +1050,7 @@ class MarginExplorer(_LiveFigure):
         right.set_xlim(0, 1.0)
         right.set_xlabel("$t / T$ (how far into the run)")
         right.legend(fontsize=8, loc="lower right")
-        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.27, top=0.92, wspace=0.25)
+        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.3, top=0.92, wspace=0.25)
         self._moving(self._pos, self._neg, self._target, self._final, self._cos, self._low, left.title, right.title)
         self.slider.observe(lambda _: self.draw(), names="value")
         self.widget = widgets.VBox([self.slider, self.image, self.status])
@@ -1060,8 +1100,8 @@ class MarginExplorer(_LiveFigure):
         )
 
 
-class SVMExplorer(_FigureWidget):
-    """An SVM on 2-D data with controls for C, the kernel and its parameters.
+class SVMExplorer(_LiveFigure):
+    """An SVM on 2-D data with controls for C, the kernel and its parameters, and the price of slack.
 
     Every change refits :func:`course_lib.svm.fit_svm` and redraws the regions, the
     boundary (solid), the margin (dashed, where the score is +1 and -1) and the
@@ -1079,14 +1119,27 @@ class SVMExplorer(_FigureWidget):
         None starts with the hard margin ticked.
     gamma : float, default=1.0
     degree : int, default=2
+    penalty : {"l1", "l2"}, default="l1"
+        The soft margin's price of slack: ``C sum xi_n`` or ``C/2 sum xi_n^2``.
 
     Attributes
     ----------
-    kernel_dropdown, C_slider, gamma_slider, degree_slider : ipywidgets controls
+    kernel_dropdown, penalty_dropdown, C_slider, gamma_slider, degree_slider : ipywidgets controls
     hard_checkbox : ipywidgets.Checkbox
         The hard margin (no slack): C = infinity.
     result : SVMResult or None
         The current fit (None when the hard margin has no solution).
+
+    Notes
+    -----
+    The 1-norm soft margin is solved by libsvm (scikit-learn's ``SVC``, the solver
+    `05-2` checks ``fit_svm`` against), which answers in a few milliseconds for a few
+    hundred examples; where libsvm would need many steps (a large C with a polynomial or
+    linear kernel), and for the hard and the 2-norm soft margin, the whole dual goes to
+    Clarabel (``fit_svm(..., solver="clarabel")``, a few tens of milliseconds). Both give
+    the same classifier (tested). Fits are remembered by the settings that matter, so
+    moving a control the current kernel ignores, or going back to a setting already seen,
+    costs only the drawing.
 
     Examples
     --------
@@ -1098,68 +1151,162 @@ class SVMExplorer(_FigureWidget):
     True
     """
 
-    def __init__(self, X, y, *, kernel="linear", C=1.0, gamma=1.0, degree=2):
-        from ._validation import check_matrix
+    RESOLUTION = 64
+    _CACHED = 64
+
+    def __init__(self, X, y, *, kernel="linear", C=1.0, gamma=1.0, degree=2, penalty="l1"):
+        from matplotlib.collections import LineCollection
+
+        from ._validation import check_choice, check_matrix
         from .kernels import KERNELS
 
         X = check_matrix(X, "X")
         if X.shape[1] != 2:
             raise ValueError(f"X must hold raw 2-D examples (2 columns); got {X.shape[1]} columns")
         y = check_labels(y, "y", n_samples=X.shape[0])
+        check_choice(penalty, "penalty", ("l1", "l2"))
         super().__init__(figsize=(5.2, 5.2))
         self.X, self.y = X, y
+        self._fits = {}
         self.kernel_dropdown = widgets.Dropdown(options=list(KERNELS), value=kernel, description="kernel",
                                                 style=SLIDER_STYLE)
+        self.penalty_dropdown = widgets.Dropdown(options=[("1-norm slack: C Σ ξ", "l1"), ("2-norm slack: C/2 Σ ξ²", "l2")],
+                                                 value=penalty, description="slack", style=SLIDER_STYLE)
         self.hard_checkbox = widgets.Checkbox(value=C is None, description="hard margin (C = ∞)")
         self.C_slider = _slider(widgets.FloatLogSlider, value=1.0 if C is None else C, base=10, min=-2, max=4,
                                 step=0.05, description="C", continuous_update=False)
         self.gamma_slider = _slider(widgets.FloatLogSlider, value=gamma, base=10, min=-2, max=2, step=0.05,
                                     description="γ (poly, rbf)", continuous_update=False)
         self.degree_slider = _slider(widgets.IntSlider, value=degree, min=1, max=6, description="degree (poly)")
-        for control in (self.kernel_dropdown, self.hard_checkbox, self.C_slider, self.gamma_slider,
-                        self.degree_slider):
+        # the picture: points drawn once; regions, boundary, margins, rings and title move
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        pad = 0.08 * np.maximum(hi - lo, 1e-9)
+        self.limits = ((lo[0] - pad[0], hi[0] + pad[0]), (lo[1] - pad[1], hi[1] + pad[1]))
+        gx, gy = (np.linspace(*lim, self.RESOLUTION) for lim in self.limits)
+        self._gx, self._gy = np.meshgrid(gx, gy)
+        self._grid = np.column_stack([self._gx.ravel(), self._gy.ravel()])
+        from matplotlib.colors import to_rgba
+
+        self._colors = np.array([to_rgba(plotting.NEGATIVE_COLOR, 0.13), to_rgba(plotting.POSITIVE_COLOR, 0.13)])
+        ax = self.ax
+        self._regions = ax.imshow(np.zeros((2, 2, 4)), extent=(*self.limits[0], *self.limits[1]), origin="lower",
+                                  interpolation="bilinear", aspect="auto", zorder=0)
+        self._boundary = LineCollection([], colors="black", linewidths=1.5, zorder=2)
+        self._margins = LineCollection([], colors="black", linewidths=1.0, linestyles="--", zorder=2)
+        ax.add_collection(self._boundary, autolim=False)
+        ax.add_collection(self._margins, autolim=False)
+        pos = y > 0
+        ax.scatter(X[pos, 0], X[pos, 1], marker="o", facecolors="none", edgecolors=plotting.POSITIVE_COLOR, s=36,
+                   zorder=3)
+        ax.scatter(X[~pos, 0], X[~pos, 1], marker="x", color=plotting.NEGATIVE_COLOR, s=36, zorder=3)
+        self._rings = ax.scatter(np.empty(0), np.empty(0), s=170, facecolors="none", edgecolors="black",
+                                 linewidths=1.2, zorder=4)
+        ax.set_xlim(*self.limits[0])
+        ax.set_ylim(*self.limits[1])
+        ax.set_xlabel("$x_1$")
+        ax.set_ylabel("$x_2$")
+        ax.set_aspect("equal", adjustable="box")
+        self.fig.subplots_adjust(left=0.13, right=0.97, bottom=0.1, top=0.93)
+        self._moving(self._regions, self._boundary, self._margins, self._rings, ax.title)
+        for control in (self.kernel_dropdown, self.penalty_dropdown, self.hard_checkbox, self.C_slider,
+                        self.gamma_slider, self.degree_slider):
             control.observe(lambda _: self.draw(), names="value")
-        controls = widgets.VBox([widgets.HBox([self.kernel_dropdown, self.hard_checkbox]), self.C_slider,
-                                 self.gamma_slider, self.degree_slider])
+        controls = widgets.VBox([widgets.HBox([self.kernel_dropdown, self.hard_checkbox]), self.penalty_dropdown,
+                                 self.C_slider, self.gamma_slider, self.degree_slider])
         self.widget = widgets.VBox([controls, self.image, self.status])
         self.draw()
 
-    def draw(self):
-        """Refit for the current controls and redraw."""
+    def _fit(self, kernel, C, penalty, gamma, degree):
+        """(result or None, scores on the grid, why there is no result) for these settings, remembered."""
         from .svm import NotSeparableError, fit_svm
+
+        key = (kernel, C, penalty if C is not None else None, gamma if kernel != "linear" else None,
+               degree if kernel == "poly" else None)
+        if key not in self._fits:
+            if len(self._fits) >= self._CACHED:
+                self._fits.pop(next(iter(self._fits)))
+            try:
+                try:
+                    res = None
+                    if C is not None and penalty == "l1":
+                        res = _libsvm_fit(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree)
+                    if res is None:
+                        res = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0,
+                                      penalty=penalty, solver="clarabel")
+                except RuntimeError:                              # badly scaled kernels: fit_svm's own route
+                    res = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0,
+                                  penalty=penalty)
+                scores, why = res.decision_function(self._grid).reshape(self._gx.shape), None
+            except NotSeparableError:
+                res, scores, why = None, None, "not separable"
+            except RuntimeError as exc:                       # the solver gave up at this setting
+                res, scores, why = None, None, str(exc)
+            self._fits[key] = (res, scores, why)
+        return self._fits[key]
+
+    def draw(self):
+        """Refit for the current controls (or recall the fit) and redraw."""
+        import contourpy
 
         kernel = self.kernel_dropdown.value
         C = None if self.hard_checkbox.value else float(self.C_slider.value)
+        penalty = self.penalty_dropdown.value
         gamma, degree = float(self.gamma_slider.value), int(self.degree_slider.value)
-        self._clear()
-        try:
-            self.result = fit_svm(self.X, self.y, C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0)
-        except NotSeparableError:
-            self.result = None
+        self.result, scores, why = self._fit(kernel, C, penalty, gamma, degree)
         # every setting is named in the title and the status, also the ones this kernel ignores
         # (said so), so that whatever the student moves shows where the model stands now
         used = {"linear": "", "poly": f", γ = {gamma:.3g}, degree {degree}", "rbf": f", γ = {gamma:.3g}"}[kernel]
         unused = {"linear": f"γ = {gamma:.3g}, degree {degree} unused", "poly": "",
                   "rbf": f"degree {degree} unused"}[kernel]
-        c_text = f"hard margin (C = {self.C_slider.value:.3g} unused)" if C is None else f"C = {C:.3g}"
+        slack = {"l1": "1-norm slack", "l2": "2-norm slack"}[penalty]
+        c_text = (f"hard margin (C = {self.C_slider.value:.3g}, {slack} unused)" if C is None
+                  else f"C = {C:.3g}, {slack}")
         settings = f"{kernel} kernel{used}, {c_text}" + (f"; {unused}" if unused else "")
         if self.result is None:
-            plotting.plot_classifier(lambda Z: np.zeros(len(Z)), self.X, self.y, ax=self.ax, resolution=2)
+            self._regions.set_data(np.zeros((2, 2, 4)))
+            self._boundary.set_segments([])
+            self._margins.set_segments([])
+            self._rings.set_offsets(np.empty((0, 2)))
             status = ("<b>No hard-margin solution</b>: these data are not separable by this kernel. "
-                      "Untick the hard margin.")
+                      "Untick the hard margin." if why == "not separable" else
+                      f"<b>No solution shown</b>: {why}. Move C a little.")
         else:
             res = self.result
-            plotting.plot_classifier(res.decision_function, self.X, self.y, ax=self.ax, support=res.support,
-                                     margins=True, resolution=90)
+            self._regions.set_data(self._colors[(scores > 0).astype(int)])
+            gen = contourpy.contour_generator(self._gx, self._gy, scores)
+            self._boundary.set_segments(gen.lines(0.0))
+            self._margins.set_segments([*gen.lines(-1.0), *gen.lines(1.0)])
+            self._rings.set_offsets(self.X[res.support])
             f = self.y * res.decision_function(self.X)
             width = f"; margin 1/‖w‖ = {res.margin:.3f}" if kernel == "linear" else ""
             status = (f"{len(res.support)} support vectors of {len(self.y)} examples; "
                       f"{int(np.sum(f < 1 - 1e-6))} inside the margin, {int(np.sum(f <= 0))} misclassified{width}")
         self.ax.set_title(settings, fontsize=9)
-        if self.n_draws == 0:
-            self.fig.tight_layout()
         self._render()
         self.status.value = f"{settings}: {status}"
+
+
+def _libsvm_fit(X, y, *, C, kernel, gamma, degree, max_iter=20_000):
+    """The 1-norm soft-margin SVM by libsvm as an :class:`SVMResult`, or None when libsvm needs more than ``max_iter`` steps."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import SVC
+
+    from .svm import SVMResult
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        try:
+            model = SVC(C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=1.0, tol=1e-8,
+                        max_iter=max_iter).fit(X, y)
+        except ConvergenceWarning:
+            return None
+    alpha = np.zeros(len(y))
+    alpha[model.support_] = np.abs(model.dual_coef_[0])    # libsvm keeps alpha_n y_n; classes_ = (-1, +1)
+    support = np.flatnonzero(alpha > 0)
+    w = (alpha * y) @ X if kernel == "linear" else None
+    return SVMResult(alpha, float(model.intercept_[0]), support, w, C, X, y, kernel, degree, gamma, 1.0)
 
 
 class KNNExplorer(_FigureWidget):
@@ -1263,6 +1410,136 @@ class KNNExplorer(_FigureWidget):
         val = f"; validation error <b>{self.val_error:.3f}</b>" if self.X_val is not None else ""
         self.status.value = f"k = {k}: training error <b>{self.train_error:.3f}</b>{val}"
 
+
+
+class NaiveBayesExplorer(_LiveFigure):
+    """Gaussian naive Bayes against the Bayes-optimal classifier, as the features become correlated.
+
+    Two classes, each a normal law in the plane with the same covariance
+    ``[[1, rho], [rho, 1]]``, their means one unit apart along the first feature. The
+    Bayes-optimal boundary (dashed) is the line ``w^T x + b = 0`` with
+    ``w = Sigma^-1 (mu_+ - mu_-)``: it tilts as rho grows. Naive Bayes
+    (:func:`course_lib.naive_bayes.fit_gaussian_nb`) treats the two features as independent
+    within each class: its laws are ellipses with axes along the coordinates (drawn at one
+    standard deviation), and its boundary (solid) ignores the tilt. The status line gives
+    both classifiers' errors on 20,000 fresh points.
+
+    Parameters
+    ----------
+    n : int, default=200
+        Training points (half in each class).
+    rho : float, default=0.0
+        The correlation of the two features within each class, in [-0.9, 0.9].
+    rng : None or int
+        Seed of the data (a value of rho always gets the same data set).
+
+    Attributes
+    ----------
+    rho_slider, n_slider : ipywidgets sliders
+    X, y : ndarray
+        The current training set.
+    model : NaiveBayesResult
+        The naive Bayes fit to it.
+    nb_error, bayes_error : float
+        Errors on the fresh points.
+
+    Examples
+    --------
+    >>> box = NaiveBayesExplorer(n=100, rho=0.0, rng=0)
+    >>> box.rho_slider.value = 0.8
+    >>> box.nb_error > box.bayes_error
+    True
+    """
+
+    MEANS = np.array([[0.5, 0.0], [-0.5, 0.0]])
+
+    def __init__(self, *, n=200, rho=0.0, rng=None):
+        from matplotlib.collections import LineCollection
+
+        from ._validation import check_int, check_real
+
+        n = check_int(n, "n", minimum=4)
+        rho = check_real(rho, "rho", low=-0.9, high=0.9)
+        super().__init__(figsize=(5.6, 5.0))
+        self.seed = int(np.random.default_rng(rng).integers(2**31))
+        self.rho_slider = _slider(widgets.FloatSlider, value=rho, min=-0.9, max=0.9, step=0.05,
+                                  description="correlation ρ", readout_format=".2f")
+        self.n_slider = _slider(widgets.IntSlider, value=n, min=20, max=max(400, n), step=20,
+                                description="training N")
+        ax = self.ax
+        lim = (-3.2, 3.2)
+        ax.set_xlim(*lim)
+        ax.set_ylim(*lim)
+        ax.set_aspect("equal")
+        ax.set_xlabel("$x_1$")
+        ax.set_ylabel("$x_2$")
+        g = np.linspace(*lim, 121)
+        self._gx, self._gy = np.meshgrid(g, g)
+        self._grid = np.column_stack([self._gx.ravel(), self._gy.ravel()])
+        self._pos = ax.scatter([], [], marker="o", facecolors="none", edgecolors=plotting.POSITIVE_COLOR, s=16,
+                               label="+1")
+        self._neg = ax.scatter([], [], marker="x", color=plotting.NEGATIVE_COLOR, s=16, label="−1")
+        self._nb = LineCollection([], colors="black", linewidths=1.8, label="naive Bayes")
+        self._ellipses = LineCollection([], colors=[plotting.POSITIVE_COLOR, plotting.NEGATIVE_COLOR],
+                                        linewidths=1.0, linestyles=":", label="its laws (1 st. dev.)")
+        ax.add_collection(self._nb, autolim=False)
+        ax.add_collection(self._ellipses, autolim=False)
+        (self._bayes,) = ax.plot([], [], color="tab:green", linestyle="--", linewidth=1.8, label="Bayes-optimal")
+        ax.legend(fontsize=7, loc="upper left", ncol=2, framealpha=0.85)
+        self.fig.subplots_adjust(left=0.12, right=0.97, bottom=0.1, top=0.93)
+        self._moving(self._pos, self._neg, self._nb, self._ellipses, self._bayes, ax.title)
+        for s in (self.rho_slider, self.n_slider):
+            s.observe(lambda _: self.draw(), names="value")
+        self.widget = widgets.VBox([self.rho_slider, self.n_slider, self.image, self.status])
+        self.draw()
+
+    def _sample(self, n, rho, rng):
+        """n points, half from each class, with correlation rho; and their labels."""
+        L = np.linalg.cholesky(np.array([[1.0, rho], [rho, 1.0]]))
+        y = np.where(np.arange(n) < n // 2, 1.0, -1.0)
+        X = self.MEANS[(y < 0).astype(int)] + rng.standard_normal((n, 2)) @ L.T
+        return X, y
+
+    def draw(self):
+        """Draw a training set for the current rho and N, fit naive Bayes, compare with the Bayes boundary."""
+        import contourpy
+
+        from .naive_bayes import fit_gaussian_nb
+
+        rho, n = float(self.rho_slider.value), int(self.n_slider.value)
+        rng = np.random.default_rng([self.seed, int(round((rho + 1) * 100)), n])
+        X, y = self._sample(n, rho, rng)
+        Xt, yt = self._sample(20_000, rho, np.random.default_rng([self.seed, int(round((rho + 1) * 100)), 0]))
+        self.X, self.y = X, y
+        self.model = fit_gaussian_nb(X, y)
+        Sigma = np.array([[1.0, rho], [rho, 1.0]])
+        w = np.linalg.solve(Sigma, self.MEANS[0] - self.MEANS[1])
+        b = -w @ self.MEANS.mean(axis=0)            # equal priors and covariances: halfway between the means
+        self.nb_error = float(np.mean(self.model.predict(Xt) != yt))
+        self.bayes_error = float(np.mean(np.where(Xt @ w + b > 0, 1.0, -1.0) != yt))
+        self._pos.set_offsets(X[y > 0])
+        self._neg.set_offsets(X[y < 0])
+        jll = self.model.joint_log_likelihood(self._grid)
+        diff = (jll[:, list(self.model.classes).index(1.0)] - jll[:, list(self.model.classes).index(-1.0)])
+        self._nb.set_segments(contourpy.contour_generator(self._gx, self._gy, diff.reshape(self._gx.shape)).lines(0.0))
+        seg = plotting.boundary_segment(np.r_[b, w], (-3.2, 3.2), (-3.2, 3.2))
+        self._bayes.set_data(*(seg if seg is not None else ([], [])))
+        t = np.linspace(0, 2 * np.pi, 80)
+        rings = []
+        for c in (1.0, -1.0):
+            k = list(self.model.classes).index(c)
+            mean, sd = self.model.params["mean"][k], np.sqrt(self.model.params["var"][k])
+            rings.append(np.column_stack([mean[0] + sd[0] * np.cos(t), mean[1] + sd[1] * np.sin(t)]))
+        self._ellipses.set_segments(rings)
+        self.ax.set_title(f"ρ = {rho:+.2f}, N = {n}: naive Bayes {self.nb_error:.1%}, best possible "
+                          f"{self.bayes_error:.1%}", fontsize=9)
+        self._render()
+        self.status.value = (
+            f"correlation ρ = <b>{rho:+.2f}</b>, {n} training points: naive Bayes errs on "
+            f"<b>{self.nb_error:.1%}</b> of 20,000 fresh points, the Bayes-optimal line on "
+            f"<b>{self.bayes_error:.1%}</b> (the price of assuming independence: "
+            f"{self.nb_error - self.bayes_error:+.1%})"
+        )
 
 
 # --- Why can machines learn? (the 06-* lectures) --------------------------------------------

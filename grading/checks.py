@@ -5,6 +5,9 @@
   infinities, text, booleans and wrong shapes by name;
 * :func:`arguments_unchanged` — the check that a function leaves its arguments as it found
   them (the grader writes back what the student's function changed, as in Jupyter);
+* :func:`global_rng_unchanged` — the check that a function leaves NumPy's global generator
+  alone (no ``np.random.seed``, no draw from ``np.random.rand`` and the like), made in the
+  student's process;
 
 An answer cannot delegate to ``course_lib``'s own implementation of an exercise: while an
 assignment is graded, the student's process gets a ``course_lib`` without those functions
@@ -16,7 +19,7 @@ naming the function; no test has to look for it.
 import ast
 import re
 
-__all__ = ["test_rng", "numbers", "assert_close", "arguments_unchanged", "python_source"]
+__all__ = ["test_rng", "numbers", "assert_close", "arguments_unchanged", "global_rng_unchanged", "python_source"]
 
 
 _IPYTHON = re.compile(r"^\s*[%!]|^[^#\n]*=\s*[%!]|\?\s*$", re.M)
@@ -92,6 +95,68 @@ class arguments_unchanged:  # noqa: N801 - used as a statement, like contextlib'
                     f"{self.function} changed its argument {name} (the caller's {_shown(old)} became {_shown(value)}). "
                     f"The arguments are left unchanged: work on a copy, e.g. {name} = np.array({name}, dtype=float)")
         return False
+
+
+class global_rng_unchanged:  # noqa: N801 - used as a statement, like arguments_unchanged
+    """Check that the calls of ``function`` in the ``with`` block leave NumPy's global generator alone.
+
+    Randomness comes from the ``rng`` argument only (``rng = np.random.default_rng(rng)``): a
+    function that calls ``np.random.seed``, or draws from ``np.random.rand``,
+    ``np.random.permutation`` and the like, changes the state every other piece of code shares.
+    When the grader runs the test, each call of the student's functions in the block is watched
+    in the student's process (:class:`grading.worker.GlobalRngCheck`, through
+    :func:`grading.judge.global_rng_calls`); when the functions run in the test's own process (a
+    source notebook in Jupyter) the block is watched here. Either way the global generator gets a
+    fresh state first, so that seeding it with a fixed seed is seen on every call, and a block that
+    leaves it alone leaves it exactly as it was.
+
+    Parameters
+    ----------
+    function : str
+        The function called in the block, for the message.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> with global_rng_unchanged("f"):
+    ...     _ = np.random.default_rng(3).random()
+    >>> with global_rng_unchanged("f"):  # doctest: +ELLIPSIS
+    ...     np.random.seed(3)
+    Traceback (most recent call last):
+    ...
+    AssertionError: f changed NumPy's global generator ...
+    """
+
+    def __init__(self, function):
+        self.function = function
+
+    def __enter__(self):
+        from .judge import global_rng_calls
+
+        self._watch = global_rng_calls()
+        self._calls = self._watch.__enter__()
+        self._local = None
+        if self._calls is None:
+            from .worker import GlobalRngCheck
+            self._local = GlobalRngCheck()
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        self._watch.__exit__(None, None, None)
+        if self._calls is None:
+            changed = self._local.changed()
+            verdicts = [] if not changed else [(self.function, "changed")]
+        else:
+            verdicts = [(name, verdict) for name, verdict in self._calls if verdict != "unchanged"]
+        if kind is not None or not verdicts:
+            return False
+        name, verdict = verdicts[0]
+        what = "changed NumPy's global generator" if verdict == "changed" else \
+            f"was called, and whether it left NumPy's global generator alone {verdict}"
+        raise AssertionError(
+            f"{name} {what} (did it call np.random.seed, or draw from np.random.rand, np.random.permutation or the "
+            "like?). Randomness comes from the rng argument only: start with rng = np.random.default_rng(rng) and "
+            "draw from that generator")
 
 
 def _same(a, b):

@@ -54,13 +54,19 @@ from .sandbox import Sandbox
 from .session import Session, WorkerDidNotStart
 
 __all__ = ["execute_submission", "WorkerDidNotStart", "KernelDied", "SubmissionRefused", "read_files", "FileLimits",
-           "MAX_CELL_CHARS", "AFTER_HIDDEN_CHARS"]
+           "MAX_CELL_CHARS", "AFTER_HIDDEN_CHARS", "NBGRADER_FILES"]
 
 MAX_CELL_CHARS = 1_000_000
 """Characters of code in one cell of the student's: a longer cell is refused (as a cell error) without running."""
 
 AFTER_HIDDEN_CHARS = 1_000
 """Characters of output (printed text, an error's message) kept per cell of the student's after the first hidden test."""
+
+NBGRADER_FILES = ("timestamp.txt",)
+"""Files that nbgrader writes at the top of a submission's folder (``nbgrader collect``'s time of submission): not
+the student's work, so neither shown to the student's code nor part of the submission's digest (which seeds the
+hidden tests' data, :mod:`grading.context`). A student's code that could read a file the digest leaves out could
+behave differently on the same hidden data."""
 
 KernelDied = WorkerDidNotStart
 """The former name of :class:`grading.session.WorkerDidNotStart` (the submission is not graded)."""
@@ -83,7 +89,8 @@ def read_files(folder, *, limits=FileLimits, skip=(".ipynb",)):
     """The submission's files as ``({relative path: bytes}, [notes])``, never following a link.
 
     A link (file or folder) is left out with a note; so are notebooks (the engine runs the
-    notebook it is given) and whatever goes beyond ``limits``.
+    notebook it is given), nbgrader's own files at the top (:data:`NBGRADER_FILES`) and
+    whatever goes beyond ``limits``.
 
     Raises
     ------
@@ -117,7 +124,8 @@ def read_files(folder, *, limits=FileLimits, skip=(".ipynb",)):
                 else:
                     stack.append((Path(entry.path), depth + 1))
                 continue
-            if not entry.is_file(follow_symlinks=False) or entry.name.endswith(skip):
+            if not entry.is_file(follow_symlinks=False) or entry.name.endswith(skip) or \
+                    (depth == 0 and entry.name in NBGRADER_FILES):
                 continue
             if len(files) >= limits.max_files:
                 notes.append(f"left out {rel} and what follows: more than {limits.max_files} files")

@@ -10,17 +10,23 @@ and gets back plain data (:mod:`grading.wire`). No object of the student's ever 
 the judge, so nothing the student's code does to its own process can change a verdict.
 
 :func:`run_test_cell` runs one test cell against the student's process, anything that offers
-the small :class:`StudentProcess` protocol (:class:`grading.session.Session` does).
+the small :class:`StudentProcess` protocol (:class:`grading.session.Session` does). What a
+call does to its arguments is written back into the test's objects (a random generator the
+function drew from moves on), and inside :func:`global_rng_calls` (what
+:class:`grading.checks.global_rng_unchanged` uses) every call also reports whether it changed
+NumPy's global generator in the student's process.
 """
 import ast
 import builtins
 import contextlib
+import contextvars
 from typing import Protocol
 
 from . import wire
 from .results import EVALUE_CHARS, CellError
 
-__all__ = ["Proxy", "Opaque", "StudentError", "CellStopped", "StudentProcess", "student_names", "run_test_cell"]
+__all__ = ["Proxy", "Opaque", "StudentError", "CellStopped", "StudentProcess", "student_names", "run_test_cell",
+           "global_rng_calls"]
 
 
 class StudentProcess(Protocol):
@@ -32,9 +38,11 @@ class StudentProcess(Protocol):
     def bind(self, names):
         """``{name: Proxy, plain value or Opaque}`` for those of ``names`` the submission defines."""
 
-    def call(self, name, args, kwargs):
+    def call(self, name, args, kwargs, *, global_rng=None):
         """The plain-data result of the submission's function ``name``; raises :class:`StudentError` or
-        :class:`CellStopped`."""
+        :class:`CellStopped`. Writes back into ``args`` and ``kwargs`` what the function changed in them
+        (arrays, lists, dicts, random generators). With a list as ``global_rng``, appends to it
+        ``(name, verdict)``: ``"unchanged"`` when the call left NumPy's global generator as it found it."""
 
     def end_cell(self):
         """The :class:`grading.results.CellError` that stopped the process during the cell, or None."""
@@ -56,7 +64,10 @@ class Proxy:
         self._session = session
 
     def __call__(self, *args, **kwargs):
-        return self._session.call(self.__name__, args, kwargs)
+        watch = _GLOBAL_RNG.get()
+        if watch is None:
+            return self._session.call(self.__name__, args, kwargs)
+        return self._session.call(self.__name__, args, kwargs, global_rng=watch)
 
     def __repr__(self):
         return f"<the submission's function {self.__name__}>"
@@ -111,6 +122,31 @@ def student_names(source, known=()):
     return loaded - _bound_names(tree) - set(known) - set(dir(builtins))
 
 
+# -- NumPy's global generator, watched in the student's process ---------------------------
+_JUDGING = contextvars.ContextVar("grading_judging", default=False)
+_GLOBAL_RNG = contextvars.ContextVar("grading_global_rng_calls", default=None)
+
+
+@contextlib.contextmanager
+def global_rng_calls():
+    """Inside a test cell the judge runs: the calls of the submission's functions report on NumPy's global generator.
+
+    Yields a list that receives ``(function, verdict)`` for every call made in the block, the
+    verdict ``"unchanged"`` when the call (in the student's process) left NumPy's global
+    generator as it found it. Yields None outside the judge, where a test calls the functions
+    in its own process and checks for itself (:class:`grading.checks.global_rng_unchanged`).
+    """
+    if not _JUDGING.get():
+        yield None
+        return
+    calls = []
+    token = _GLOBAL_RNG.set(calls)
+    try:
+        yield calls
+    finally:
+        _GLOBAL_RNG.reset(token)
+
+
 class CellStopped(BaseException):
     """The student's process was stopped during a test (time, death, a broken channel): the cell fails.
 
@@ -135,6 +171,7 @@ def run_test_cell(process, source, *, setup_namespace, timeout):
     namespace["__name__"] = "__grading_test__"
     printed = wire.CappedText()
     error = None
+    judging = _JUDGING.set(True)
     try:
         names = student_names(source, known=namespace)
         namespace.update(process.bind(names))
@@ -147,6 +184,8 @@ def run_test_cell(process, source, *, setup_namespace, timeout):
         error = CellError("StudentCodeError", str(exc))
     except Exception as exc:  # noqa: BLE001 - a failed test is any exception
         error = CellError(type(exc).__name__, str(exc))
+    finally:
+        _JUDGING.reset(judging)
     stopped = process.end_cell()
     if stopped is not None and (error is None or not error.outcome.stopped):   # even when the test caught it
         error = stopped

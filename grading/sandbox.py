@@ -293,10 +293,27 @@ class Sandbox:
         """Every ``(outside, inside)`` folder or file shown read-only in the sandbox."""
         system = [(Path(p), Path(p)) for p in ("/usr", "/etc/alternatives", "/etc/ssl", "/etc/localtime")
                   if Path(p).exists()]
-        binds = list(layout().binds)
-        if self.course_lib is not None:          # last: it covers the real package
-            binds.append((Path(self.course_lib), Path(INSIDE, "course", "course_lib")))
-        return system + binds
+        paths = system + list(layout().binds)
+        if self.course_lib is not None:          # last: it covers the real package wherever it shows
+            paths += [(Path(self.course_lib), inside) for inside in self._course_lib_places(paths)]
+        return paths
+
+    @staticmethod
+    def _course_lib_places(paths):
+        """Every place inside where the real ``course_lib`` shows through ``paths``: ``/sandbox/course/course_lib``,
+        and its folder inside a bound environment (``/sandbox/packages/course_lib`` when it is installed as the
+        hub installs it, not as an editable checkout; ``/usr/...`` when installed system-wide)."""
+        places = [Path(INSIDE, "course", "course_lib")]
+        real = package_dirs(("course_lib",)).get("course_lib")
+        if real is not None:
+            for outside, inside in paths:
+                try:
+                    rel = Path(os.path.realpath(real)).relative_to(os.path.realpath(outside))
+                except ValueError:
+                    continue
+                if rel.parts:
+                    places.append(Path(inside, rel))
+        return list(dict.fromkeys(places))
 
     def _unprivileged_user(self, uid=None):
         if uid is not None:

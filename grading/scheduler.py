@@ -66,7 +66,13 @@ class JobFailed(RuntimeError):
 def submission_digest(folder):
     """SHA-256 of a submission folder's content: every file's relative path and bytes.
 
-    Links are recorded by their target, never followed; modification times play no part.
+    Links are recorded by their target, never followed; modification times play no part, nor
+    does nbgrader's ``timestamp.txt`` at the top (which the student's code never sees either,
+    :data:`grading.engine.NBGRADER_FILES`). Every path and content is hashed with its length
+    first, so that two different sets of files never give the same digest: without the
+    lengths, the bytes ``a`` = ``X\\0F\\0b\\0Y`` would hash like the two files ``a`` = ``X``
+    and ``b`` = ``Y``, and a resubmission could draw the hidden tests' data of an earlier one
+    while its code, seeing other files, behaves differently.
 
     Examples
     --------
@@ -80,11 +86,23 @@ def submission_digest(folder):
     >>> _ = (d / "a.ipynb").write_text("{ }")
     >>> submission_digest(d) == first
     False
+    >>> _ = (d / "a.ipynb").write_bytes(b"{}\\0F\\0b\\0{}")  # one file holding what two would hash as
+    >>> one = submission_digest(d)
+    >>> _ = (d / "a.ipynb").write_bytes(b"{}"); _ = (d / "b").write_bytes(b"{}")
+    >>> submission_digest(d) == one
+    False
     """
+    from .engine import NBGRADER_FILES
+
     folder = Path(folder)
-    h = hashlib.sha256()
+    h = hashlib.sha256(b"submission digest 2\0")
+
+    def field(data):
+        h.update(len(data).to_bytes(8, "big") + data)
+
     if folder.is_symlink():
-        h.update(b"link:" + os.readlink(folder).encode("utf-8", "surrogateescape"))
+        h.update(b"link")
+        field(os.readlink(folder).encode("utf-8", "surrogateescape"))
         return h.hexdigest()
     for here, dirs, files in os.walk(folder, followlinks=False):
         dirs.sort()
@@ -92,18 +110,23 @@ def submission_digest(folder):
             path = os.path.join(here, name)
             rel = os.path.relpath(path, folder).encode("utf-8", "surrogateescape")
             if os.path.islink(path):
-                h.update(b"L\0" + rel + b"\0" + os.readlink(path).encode("utf-8", "surrogateescape") + b"\0")
+                h.update(b"L")
+                field(rel)
+                field(os.readlink(path).encode("utf-8", "surrogateescape"))
                 continue
-            if name == "timestamp.txt" and here == str(folder):
+            if name in NBGRADER_FILES and here == str(folder):
                 continue                     # written by nbgrader collect, not the student's work
-            h.update(b"F\0" + rel + b"\0")
+            h.update(b"F")
+            field(rel)
+            size, inner = 0, hashlib.sha256()
             try:
                 with open(path, "rb") as f:
                     for block in iter(lambda: f.read(1 << 20), b""):
-                        h.update(block)
+                        inner.update(block)
+                        size += len(block)
+                h.update(b"R" + size.to_bytes(8, "big") + inner.digest())
             except OSError as exc:
-                h.update(f"unreadable:{exc.errno}".encode())
-            h.update(b"\0")
+                h.update(b"U" + int(exc.errno or 0).to_bytes(8, "big"))
     return h.hexdigest()
 
 

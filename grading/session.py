@@ -197,19 +197,30 @@ class Session:
         self.restart()
         raise CellStopped(self._stopped)
 
-    def call(self, name, args, kwargs):
-        """Call the student's function ``name`` with plain data; return its result as plain data."""
+    def call(self, name, args, kwargs, *, global_rng=None):
+        """Call the student's function ``name`` with plain data; return its result as plain data.
+
+        What the function changed in its arguments is written back into them. With a list as
+        ``global_rng`` (see :func:`grading.judge.global_rng_calls`), the worker checks whether the
+        call changes NumPy's global generator, and ``(name, verdict)`` is appended to the list
+        (a verdict that is not ``"unchanged"``, or none at all, counts as changed).
+        """
         if self._stopped is not None:
             raise CellStopped(self._stopped)
         try:
             message = {"op": "call", "name": name, "args": wire.encode(list(args)), "kwargs": wire.encode(dict(kwargs))}
         except TypeError as exc:
             raise TypeError(f"the test passed {name} something that cannot be sent to the submission: {exc}") from None
+        if global_rng is not None:
+            message["global_rng"] = True
         self._touched = True
         try:
             reply = self._request(message)
         except (CallTimeout, ChannelError) as exc:
             self._stop(exc, f"{name}(...)")
+        if global_rng is not None:
+            verdict = reply.get("global_rng")
+            global_rng.append((name, wire.cap(verdict, 300) if isinstance(verdict, str) else "was not reported"))
         _write_back(reply.get("changed"), args, kwargs)
         if reply.get("error"):
             err = CellError.from_reply(reply["error"])
@@ -265,6 +276,9 @@ class Session:
 def _write_back(changed, args, kwargs):
     """Make the test's arguments what the student's function left them (as a caller in Jupyter sees them).
 
+    Arrays, lists and dicts are changed in place; a random generator the function drew from is set
+    to the state the function left it in, so that the test's generator has moved on as in Jupyter.
+
     ``changed`` is the worker's ``{position or "kw:name": plain data}``; it is hostile like any
     reply: what is not plain data, names no mutable argument or does not fit it is ignored.
     """
@@ -284,6 +298,11 @@ def _assign(target, value, depth=0):
 
     if depth > wire.MAX_DEPTH:
         return False
+    if isinstance(target, np.random.Generator):       # a generator the function drew from moves on
+        if not isinstance(value, np.random.Generator) or type(value.bit_generator) is not type(target.bit_generator):
+            return False
+        target.bit_generator.state = value.bit_generator.state
+        return True
     if isinstance(target, np.ndarray):
         value = np.asarray(value)
         if value.shape != target.shape or value.dtype.kind not in "biuf" or not target.flags.writeable:

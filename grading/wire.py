@@ -11,7 +11,8 @@ built on PCG64 as ``np.random.default_rng`` makes them (``{"__generator__": "PCG
 one to a function whose ``rng`` argument takes a ``numpy.random.Generator``), nested at most
 :data:`MAX_DEPTH` deep.
 
-Everything that comes from the student's side is treated as hostile: :func:`decode`
+Everything that comes from the student's side is treated as hostile: :func:`loads` refuses a
+message of more than :data:`MAX_VALUES` values before parsing it, :func:`decode`
 refuses what is not plain data (object arrays, shapes that do not match their bytes,
 nesting too deep, arrays too large) with :class:`WireError`, and never builds an object
 of the student's. Every string that crosses is valid UTF-8: a lone surrogate (which JSON can
@@ -29,7 +30,7 @@ import io
 import json
 import re
 
-__all__ = ["WireError", "MAX_MESSAGE", "MAX_DEPTH", "MAX_TEXT", "encode", "decode", "dumps", "loads", "cap",
+__all__ = ["WireError", "MAX_MESSAGE", "MAX_DEPTH", "MAX_TEXT", "MAX_VALUES", "encode", "decode", "dumps", "loads", "cap",
            "valid_text", "CappedText"]
 
 MAX_MESSAGE = 32 * 1024**2
@@ -37,6 +38,11 @@ MAX_MESSAGE = 32 * 1024**2
 
 MAX_DEPTH = 20
 """Nesting of lists, tuples and dicts in one message."""
+
+MAX_VALUES = 1_000_000
+"""Values (numbers, strings, lists, dicts) in one message, counted before it is parsed. 32 MiB of ``[0],`` would
+make 8 million lists: 1.7 GB and 10 s of the grader's own time to read, outside every limit of the student's
+process. Arrays travel as one base64 string each, so honest messages hold a few thousand values."""
 
 MAX_TEXT = 20_000
 """Characters of printed output (and of an error's traceback) kept per cell."""
@@ -250,6 +256,8 @@ def loads(line):
     """One message (a dict) from one line; :class:`WireError` when it is not one."""
     if len(line) > MAX_MESSAGE:
         raise WireError(f"the message is larger than {MAX_MESSAGE // 1024**2} MiB")
+    if _values(line) > MAX_VALUES:
+        raise WireError(f"the message holds more than {MAX_VALUES:,} values (send arrays as NumPy arrays)")
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
@@ -260,6 +268,13 @@ def loads(line):
     if not isinstance(line, (bytes, bytearray)) or b"\\u" in line or b"\xed" in line:
         message = _valid(message)
     return message
+
+
+def _values(line):
+    """At least the number of JSON values in ``line``: every value but a container's first follows a comma."""
+    if isinstance(line, str):
+        return line.count(",") + line.count("[") + line.count("{") + 1
+    return line.count(b",") + line.count(b"[") + line.count(b"{") + 1
 
 
 def _valid(obj, depth=0):

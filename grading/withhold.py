@@ -21,7 +21,9 @@ refuse as well, naming the helper. A shared helper that *is* an exercise (``_sig
 with sign(0) = -1, is the whole of ps1's ``predict``) is withheld when the assignment lists
 it by name, and every method built on it (``SVMResult.predict`` ...) refuses with it.
 
-The copy is mounted over ``course_lib`` inside the sandbox, so no route reaches the
+The copy is mounted over ``course_lib`` inside the sandbox, wherever the real package shows there
+(:meth:`grading.sandbox.Sandbox.readonly_paths`: also inside the environment's packages, where the
+hub installs ``course_lib``), so no route reaches the
 implementation: not ``cl.pla``, not ``getattr``, ``exec``, ``importlib`` or a helper file,
 not reading ``course_lib``'s files (there is no compiled copy either). Everything else in
 ``course_lib`` (data loaders, plots) stays as it is. The grader's own process, where the

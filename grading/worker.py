@@ -25,8 +25,12 @@ Requests (one handler each, in :data:`OPS`):
   value as plain data), ``missing`` or ``other``;
 * ``{"op": "call", "name": ..., "args": [...], "kwargs": {...}}`` — call a function of the
   submission with plain-data arguments; reply with its result as plain data and, under
-  ``changed``, the arguments (arrays, lists, dicts) the call modified in place, so that the
-  grader can make the caller's objects what they would be in Jupyter;
+  ``changed``, the arguments (arrays, lists, dicts, random generators) the call modified in
+  place, so that the grader can make the caller's objects what they would be in Jupyter (a
+  generator the function drew from has moved on). With ``"global_rng": true`` the call runs
+  inside a :class:`GlobalRngCheck` and the reply says, under ``global_rng``, whether it
+  ``"unchanged"`` or ``"changed"`` NumPy's global generator (``np.random.seed``, a draw from
+  ``np.random.rand`` ...);
 * ``{"op": "ping"}`` — answer at once (the grader checks that the process is in step).
 
 Whatever the student's code returns is turned into plain data here; the grader never sees an
@@ -118,7 +122,59 @@ def _copy_submission():
 
 def _mutable(value):
     import numpy as np
-    return isinstance(value, (list, dict, np.ndarray))
+    return isinstance(value, (list, dict, np.ndarray, np.random.Generator))
+
+
+def _state_picture(value):
+    """A comparable picture of a random state (dicts, tuples, arrays and numbers), exact."""
+    import numpy as np
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _state_picture(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_state_picture(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    return repr(value)
+
+
+class GlobalRngCheck:
+    """Whether the code run after it was made changes NumPy's global (legacy) generator.
+
+    The global generator is first given a fresh state (``np.random.seed()``), whatever earlier
+    code did to it, so that a function that seeds it with a fixed seed changes it too, on every
+    call; :meth:`changed` compares its state with that fresh one, and when nothing changed puts
+    back the state it had before, so that a function that never touches it leaves it exactly as
+    it was. One helper for the student's process (the worker's ``call``) and for tests run in
+    the same process as the function (a source notebook in Jupyter,
+    :class:`grading.checks.global_rng_unchanged`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check = GlobalRngCheck()
+    >>> _ = np.random.default_rng(0).random()
+    >>> check.changed()
+    False
+    >>> check = GlobalRngCheck()
+    >>> np.random.seed(0)
+    >>> check.changed()
+    True
+    """
+
+    def __init__(self):
+        import numpy as np
+
+        self._legacy = np.random.mtrand._rand
+        self._saved = self._legacy.get_state()
+        self._legacy.seed()
+        self._fresh = _state_picture(self._legacy.get_state(legacy=False))
+
+    def changed(self):
+        """True when the global generator is not in the fresh state the check gave it."""
+        if _state_picture(self._legacy.get_state(legacy=False)) != self._fresh:
+            return True
+        self._legacy.set_state(self._saved)
+        return False
 
 
 def _key(value):
@@ -224,6 +280,12 @@ def _call(state, req, answer):
         return
     args, kwargs = wire.decode(req["args"]), wire.decode(req["kwargs"])
     before = _snapshot(args, kwargs)
+    check = None
+    if req.get("global_rng"):
+        try:
+            check = GlobalRngCheck()
+        except BaseException as exc:      # the student's code may have broken NumPy's global generator
+            answer["global_rng"] = f"could not be checked ({type(exc).__name__}: {str(exc)[:200]})"
     try:
         result = func(*args, **kwargs)
     except BaseException as exc:
@@ -234,6 +296,11 @@ def _call(state, req, answer):
             answer["error"] = None
         except BaseException as exc:
             answer["error"] = _failure("TypeError", f"{req['name']} returned {str(exc)[:300]}")
+    if check is not None:
+        try:
+            answer["global_rng"] = "changed" if check.changed() else "unchanged"
+        except BaseException as exc:
+            answer["global_rng"] = f"could not be checked ({type(exc).__name__}: {str(exc)[:200]})"
     # what the function did to its arguments, as Jupyter's caller would see it
     try:
         answer["changed"] = _changed(before, args, kwargs)

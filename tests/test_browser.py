@@ -31,6 +31,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
 LECTURES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("*.ipynb"))
 RELEASED = f"release/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+WORKING = f"my-assignments/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"   # the student's copy, made by make lab
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
@@ -135,7 +136,8 @@ def test_validate_names_every_failing_test_of_an_untouched_assignment_message_fi
     nb = released(student_lab)
     tests, written = visible_test_ids(nb), written_answer_ids(nb)
     assert tests, "the released assignment has no test cells"
-    message = validation_dialog(new_page(student_lab), students_copy(student_lab, nb), student_lab)
+    # the student's working copy, where the guide says to work (make lab made it)
+    message = validation_dialog(new_page(student_lab), WORKING, student_lab)
     assert "validation-failed" in message.get_attribute("class")
     failures = message.locator(".course-validate-failure")
     expect(failures).to_have_count(len(tests))
@@ -221,22 +223,46 @@ def nbgrader_menu(page):
     return [i.strip() for i in items]
 
 
-def test_students_see_validate_and_assignments_but_no_instructor_tools(student_lab, new_page):
+def test_students_see_validate_but_no_assignment_list_and_no_instructor_tools(student_lab, new_page):
     page = new_page(student_lab)
-    ld.open_notebook(page, student_lab, RELEASED)
+    ld.open_notebook(page, student_lab, WORKING)
     expect(page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .validate-button")).to_have_count(1)
-    items = nbgrader_menu(page)
-    assert "Assignment List" in items, items
+    items = nbgrader_menu(page) if page.locator(".lm-MenuBar-itemLabel", has_text=re.compile("^Nbgrader$")).count() \
+        else []
+    # no Assignment List (it could only show errors: no exchange behind a clone); the students' guide says where
+    # assignments come from (my-assignments/, made by make lab)
+    assert "Assignment List" not in items, items
     assert not [i for i in items if "Formgrader" in i or "Course" in i], items
     assert page.locator(".lm-TabBar-tab", has_text="Create Assignment").count() == 0
-    # the Assignment List opens
-    ld.menu_command(page, "Nbgrader", "nbgrader:open-assignment-list")
-    page.wait_for_selector(".lm-TabBar-tab:has-text('Assignments')")
-    # and the server has no formgrader to reach by typing its address
-    with pytest.raises(urllib.error.HTTPError) as err:
-        student_lab.api("formgrader")
-    assert err.value.code == 404
-    assert student_lab.api("assignments?course_id=ml-foundations") is not None
+    # and the server has neither an assignment list nor a formgrader to reach by typing its address
+    for address in ("formgrader", "assignments?course_id=ml-foundations"):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            student_lab.api(address)
+        assert err.value.code == 404, address
+    guide = (student_lab.course / "docs" / "guides" / "students.md").read_text()
+    assert "my-assignments/" in guide and "Assignment List" in guide
+
+
+def test_a_saved_lecture_reopens_with_its_pictures_not_model_not_found(student_lab, new_page):
+    """Run a lecture, save it, stop its kernel, open it again: the widgets show their saved state."""
+    path = "my-lectures/02-1-perceptron-hypothesis-set.ipynb"
+    page = new_page(student_lab)
+    ld.open_notebook(page, student_lab, path)
+    ld.run_all(page)
+    nb = saved_notebook(page, student_lab, path)
+    n_widgets = sum(WIDGET_MIME in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert n_widgets >= 1
+    assert "application/vnd.jupyter.widget-state+json" in nb.metadata.get("widgets", {}), \
+        "the notebook was saved without its widgets' state"
+    page.close()
+    student_lab.shutdown_kernels()                    # the models of the first run are gone with their kernel
+    again = new_page(student_lab)
+    ld.open_notebook(again, student_lab, path)
+    expect(again.locator(f"{ld.ACTIVE} .jupyter-widgets img").first).to_be_visible()
+    widgets = ld.widget_outputs(again)
+    assert not ld.widget_fallbacks(again), ld.widget_fallbacks(again)
+    assert len(widgets) == n_widgets
+    assert all(w.locator("img").count() >= 1 for w in widgets)
 
 
 def exercise_points(nb):

@@ -4,7 +4,7 @@ import re
 import numpy as np
 import pytest
 
-from grading.checks import arguments_unchanged, python_source, test_rng
+from grading.checks import arguments_unchanged, global_rng_unchanged, python_source, test_rng
 from grading.context import test_cell
 
 
@@ -21,6 +21,24 @@ def test_arguments_unchanged_sees_every_change_in_place_and_nothing_else():
     with pytest.raises(ZeroDivisionError):          # an error in the block goes through unchanged
         with arguments_unchanged("f", w=w):
             w[0] = 1 / 0
+
+
+def test_global_rng_unchanged_in_the_tests_own_process_sees_seeding_and_drawing_and_restores_the_rest():
+    """Outside the grader (a source notebook in Jupyter) the check watches the block itself."""
+    np.random.seed(123)
+    before = np.random.get_state()[1].copy()
+    with global_rng_unchanged("f"):
+        np.random.default_rng(5).random(3)              # a generator of its own: the global one is left alone
+    assert np.array_equal(np.random.get_state()[1], before)
+    for touch in (lambda: np.random.seed(0), lambda: np.random.rand(), lambda: np.random.permutation(4)):
+        for _ in range(2):                               # a fixed seed is seen again on the second block
+            with pytest.raises(AssertionError, match="f changed NumPy's global generator"):
+                with global_rng_unchanged("f"):
+                    touch()
+    with pytest.raises(ZeroDivisionError):               # an error in the block goes through unchanged
+        with global_rng_unchanged("f"):
+            np.random.seed(1)
+            _ = 1 / 0
 
 
 def test_each_test_cell_of_each_student_gets_its_own_reproducible_data():

@@ -1447,7 +1447,7 @@ def test_a_ta_grades_without_the_instructors_password(d, check, request):
     for student, want in EXPECTED.items():
         row = rows.get(student, {})
         check(f"{student} scores {want}/{TOTAL}",
-              row.get("status") == "graded" and row.get("score") == f"{want:g}", str(row))
+              row.get("status") == "final" and row.get("score") == f"{want:g}", str(row))
     partial = rows.get(PARTIAL, {})
     check(f"{PARTIAL} loses exactly the PLA and pocket points",
           partial.get("pla (/4)") == "0" and partial.get("pocket (/3)") == "0" and partial.get("predict (/3)") == "3",

@@ -620,9 +620,10 @@ def test_plot_digits_tiles_the_images_with_their_labels():
     images = np.random.default_rng(0).uniform(-1, 1, (5, 4, 3))
     ax = cl.plotting.plot_digits(images, [7, 1, 5, 1, 9], n=5, ncols=2)
     mosaic = ax.images[0].get_array()
-    assert mosaic.shape == (3 * 5 + 1, 2 * 4 + 1)
-    np.testing.assert_array_equal(mosaic[1:5, 5:8], images[1])          # row 0, column 1
-    np.testing.assert_array_equal(mosaic[11:15, 1:4], images[4])        # row 2, column 0
+    # each image has a band of paper above it for its label (2 rows here) and a column of paper to its right
+    assert mosaic.shape == (3 * (4 + 2), 2 * (3 + 1) - 1)
+    np.testing.assert_array_equal(mosaic[2:6, 4:7], images[1])          # row 0, column 1
+    np.testing.assert_array_equal(mosaic[14:18, 0:3], images[4])        # row 2, column 0
     assert [t.get_text() for t in ax.texts] == ["7", "1", "5", "1", "9"]
     assert dict(matplotlib.rcParams) == before
     with pytest.raises(ValueError, match="labels"):
@@ -674,3 +675,32 @@ def test_the_digits_lecture_runs_on_the_usps_data_from_a_mirror(offline, monkeyp
     assert "7291" in text.replace(",", "") and "could not download" not in text
     pictures = sum("image/png" in o.get("data", {}) for c in usps_cells for o in c.outputs)
     assert pictures >= 3, f"the USPS section showed {pictures} pictures"
+
+
+def test_offline_the_message_names_the_setting_and_the_command_for_a_copy_of_ones_own(offline):
+    for loader, name in [(cl.load_usps, "zip.train.gz"), (cl.load_features, "features.train"),
+                         (cl.load_homework, "hw1_15_train.dat")]:
+        with pytest.raises(cl.DataUnavailableError) as err:
+            loader(name if loader is cl.load_homework else "train")
+        text = str(err.value)
+        assert f"{DATA_DIR_ENV}=<folder> make lab" in text and f"<folder>/{dg.DATA_FILES[name].subdir}/" in text
+        assert "\n" not in text
+
+
+@pytest.mark.parametrize("value", ["no-such-folder", "/no/such/folder"])
+def test_a_data_folder_that_is_not_there_gives_the_one_line_fallback_naming_it(offline, monkeypatch, capsys, value):
+    monkeypatch.chdir(offline)
+    monkeypatch.setenv(DATA_DIR_ENV, value)
+    monkeypatch.setenv(DATA_URL_ENV, "http://127.0.0.1:9/")     # nothing may be downloaded: the setting is wrong
+    calls = []
+    monkeypatch.setattr(cl.data, "_download", lambda *a, **k: calls.append(a))
+    with pytest.raises(cl.DataUnavailableError) as err:
+        cl.load_features("train")
+    text = str(err.value)
+    assert f"{DATA_DIR_ENV}={value} is not a folder" in text and "\n" not in text and not calls
+    if not value.startswith("/"):                                 # a relative setting says where it led
+        assert str(offline / value) in text
+    # the lectures' stand-in says so in its one line
+    data = cl.load_digit_features(rng=0)
+    out = capsys.readouterr().out
+    assert data.standin and out.count("\n") == 1 and f"{DATA_DIR_ENV}={value}" in out

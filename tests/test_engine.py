@@ -262,8 +262,10 @@ def test_files_below_are_read_without_following_links(tmp_path):
     (sub / "pkg" / "m.py").write_text("x = 1\n")
     (sub / "leak.txt").symlink_to(secret)
     (sub / "dirlink").symlink_to(tmp_path)
+    (sub / "timestamp.txt").write_text("2024-03-01 12:00:00.123456 UTC")   # nbgrader's, outside the digest
+    (sub / "pkg" / "timestamp.txt").write_text("the student's own")
     files, notes = read_files(sub)
-    assert files == {"pkg/m.py": b"x = 1\n"}
+    assert files == {"pkg/m.py": b"x = 1\n", "pkg/timestamp.txt": b"the student's own"}
     assert len(notes) == 2 and all("link" in n for n in notes)
 
 
@@ -421,3 +423,41 @@ def test_after_the_first_hidden_test_the_student_s_cells_keep_little_output():
     assert done.cells[2].outputs == []                                    # the hidden test: its verdict only
     assert len(done.cells[3].outputs[0]["text"]) < 1_100                  # after it: a small cap
     assert len(done.cells[4].outputs[0]["evalue"]) < 1_100
+
+
+MANY_TINY_LISTS = '''
+def f():
+    return [[0]] * 3_000_000          # 12 MB of "[0]," on the wire: 3 million lists for whoever parses it
+'''
+_GRADER_PEAK = '''
+import json, resource, sys
+import nbformat
+from grading.engine import execute_submission
+from grading.limits import GradingLimits
+meta = {"grade": True, "solution": False, "locked": True, "points": 1, "schema_version": 3}
+source = json.loads(sys.argv[1])
+cells = [nbformat.v4.new_code_cell(source[0]),
+         nbformat.v4.new_code_cell("r = f()\\nassert len(r) > 0", metadata={"nbgrader": dict(meta, grade_id="t")}),
+         nbformat.v4.new_code_cell("ok = 1"),
+         nbformat.v4.new_code_cell("assert ok == 1", metadata={"nbgrader": dict(meta, grade_id="u")})]
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+_, report = execute_submission(nbformat.v4.new_notebook(cells=cells), tests={"t": cells[1].source, "u": cells[3].source},
+                               limits=GradingLimits(timeout=60))
+print(json.dumps({"outcomes": report.outcomes(),
+                  "grown_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024}))
+'''
+
+
+def test_a_reply_of_millions_of_tiny_values_is_refused_before_the_grader_parses_it():
+    """The grader's own memory is outside the sandbox's limits: a 12 MB reply of 3 million one-element lists took
+    640 MB of it to parse (32 MB, the largest message, 1.7 GB and 10 s). It is refused unread; the cell fails, the
+    next one runs."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", _GRADER_PEAK, json.dumps([MANY_TINY_LISTS])], capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["outcomes"] == ["ok", "protocol", "ok", "ok"], result
+    assert result["grown_mb"] < 200, result

@@ -417,6 +417,37 @@ def test_lab_validate_button_uses_the_course_configuration(graded, monkeypatch, 
     assert result.get("failed")
 
 
+def test_self_check_and_validate_work_on_the_students_working_copies(graded):
+    """make lab copies release/ into my-assignments/ (outside git); make check and the Validate button work there."""
+    import importlib.util
+
+    from jupyter_core.paths import jupyter_config_path
+    from nbgrader.apps import NbGrader
+    from nbgrader.validator import Validator
+
+    from grading.validate_button import lead_with_message
+
+    course = graded["course"]
+    spec = importlib.util.spec_from_file_location("lecture_copies", ROOT / "scripts" / "lecture_copies.py")
+    copies = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(copies)
+    copies.sync(course)
+    copy = course / "my-assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    untouched = _check(copy, course)
+    assert untouched.returncode == 1 and "not done yet" in untouched.stdout, untouched.stdout[-2000:]
+    app = NbGrader()                                   # what the Validate button's handler does
+    app.config_file_paths.append([str(course)] + jupyter_config_path())
+    app.load_config_file()
+    result = lead_with_message(Validator(config=app.config).validate(str(copy)))
+    assert result["failed"]
+    for failure in result["failed"]:                   # the dialog's first block: what went wrong
+        assert re.match(r"(\w+Error: \S|You did not provide)", failure["source"]), failure
+    released = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    nbformat.write(with_written_answers(fill(released, REF)), copy)
+    answered = _check(copy, course)
+    assert answered.returncode == 0, answered.stdout[-2000:]
+
+
 @pytest.mark.slow
 def test_a_gradebook_that_goes_away_mid_run_gives_one_message_and_loses_nothing_graded(tmp_path):
     import threading
@@ -452,3 +483,23 @@ def test_a_gradebook_that_goes_away_mid_run_gives_one_message_and_loses_nothing_
     assert graded, f"nothing graded before the gradebook went away was kept: {status}"
     for student in graded:               # what was graded before is kept, notebook and all
         assert (course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
+
+
+@pytest.mark.parametrize("raw, message", [
+    ("Traceback ...\n\x1b[31mAssertionError\x1b[39m: with w = [1, 2], predict should be [1]; it returned [-1]",
+     "AssertionError: with w = [1, 2], predict should be [1]; it returned [-1]"),
+    ("Cell In[3], line 2\n      1 x = 1\n----> 2 f()\nNotImplementedError: ", "NotImplementedError: not done yet"),
+    ("ValueError: X must have 3 columns\nAnother line of the message", "ValueError: X must have 3 columns\nAnother line"),
+    ("You did not provide a response.", "You did not provide a response."),
+])
+def test_the_validate_button_leads_each_failure_with_its_message(raw, message):
+    from grading.validate_button import lead_with_message
+
+    result = lead_with_message({"failed": [{"source": "assert f() == 1", "error": "<pre>tb</pre>", "raw_error": raw}]})
+    failure = result["failed"][0]
+    assert failure["source"].startswith(message)
+    assert failure["error"].startswith("assert f() == 1")
+    if raw.startswith(("You did not", "ValueError")):   # no traceback beyond the message: it is not repeated
+        assert failure["error"] == "assert f() == 1"
+    else:
+        assert failure["error"].endswith("<pre>tb</pre>")

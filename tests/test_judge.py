@@ -154,3 +154,63 @@ def test_opaque_values_fail_clearly():
     thing = Opaque("model", "an object of type Model")
     with pytest.raises(AssertionError, match="model is an object of type Model"):
         float(thing)
+
+
+# -- NumPy's global generator, watched in the student's process ------------------------------
+
+_RANDOM_FUNCTIONS = (
+    "import numpy as np\n"
+    "def clean(n, rng=None):\n    rng = np.random.default_rng(rng)\n    return rng.random(n)\n"
+    "def seeds(n, rng=None):\n    rng = np.random.default_rng(rng)\n    np.random.seed(int(rng.integers(2**32)))\n"
+    "    return np.random.random(n)\n"
+    "def pins(n, rng=None):\n    np.random.seed(0)\n    return np.random.default_rng(rng).random(n)\n"
+    "def draws(n, rng=None):\n    return np.random.default_rng(rng).random(n) + 0 * np.random.rand()\n"
+    "def hides(n, rng=None):\n    state = np.random.get_state()\n    np.random.seed(1)\n    np.random.rand()\n"
+    "    np.random.set_state(state)\n    return np.random.default_rng(rng).random(n)\n"
+    "def state():\n    return np.random.get_state()[1][:4].astype(float)\n")
+
+
+def test_a_test_sees_whether_a_students_function_touches_numpy_s_global_generator(session):
+    """global_rng_unchanged in the grader: every call in the block is checked in the student's process, on every
+    call (a function that seeds with a fixed seed is seen again and again), and a clean function leaves the global
+    generator of the student's process exactly as it was."""
+    session.exec_cell(0, _RANDOM_FUNCTIONS, 5)
+    check = ("from grading.checks import global_rng_unchanged\n"
+             "with global_rng_unchanged({f!r}):\n"
+             "    for seed in range(3):\n"
+             "        {f}(3, rng=seed)\n")
+    for name in ("clean", "hides"):           # putting its state back is leaving it alone
+        _, err = _test(session, check.format(f=name))
+        assert err is None, (name, err)
+    for name in ("seeds", "pins", "draws"):
+        for _ in range(2):                    # the second time, the global state already holds the pinned seed
+            _, err = _test(session, check.format(f=name))
+            assert err is not None and err.ename == "AssertionError", (name, err)
+            assert f"{name} changed NumPy's global generator" in err.evalue
+    # the global generator of the student's process after a clean call is the one it had before
+    _, err = _test(session, "before = state()\n" + check.format(f="clean") + "assert state().tolist() == before.tolist()")
+    assert err is None, err
+    # outside the block nothing is watched, and a call that changes it fails nothing
+    _, err = _test(session, "seeds(3, rng=1)\npins(3)")
+    assert err is None, err
+
+
+def test_a_missing_report_on_the_global_generator_counts_as_changed(session, monkeypatch):
+    """Anything but the worker's own "unchanged" counts as changed: a verdict that was never sent fails the check."""
+    from grading.judge import global_rng_calls
+
+    session.exec_cell(0, "def f():\n    return 1\n", 5)
+    session.begin_cell(5)
+    calls = []
+    assert session.call("f", (), {}, global_rng=calls) == 1 and calls == [("f", "unchanged")]
+    request = session._request
+    monkeypatch.setattr(session, "_request", lambda message: {k: v for k, v in request(message).items()
+                                                              if k != "global_rng"})
+    calls = []
+    session.call("f", (), {}, global_rng=calls)
+    assert calls == [("f", "was not reported")]
+    session.end_cell()
+    _, err = _test(session, "from grading.checks import global_rng_unchanged\nwith global_rng_unchanged('f'):\n    f()")
+    assert err.ename == "AssertionError" and "whether it left NumPy's global generator alone was not reported" in err.evalue
+    with global_rng_calls() as outside:
+        assert outside is None            # not judging: a test checks in its own process

@@ -40,10 +40,13 @@ def get(url, token):
 def lab(tmp_path_factory):
     home = tmp_path_factory.mktemp("jupyter")
     port, token = free_port(), secrets.token_hex(16)
+    # the data folder as people write it, relative to where they type `make lab`
+    data = Path(os.environ.get("COURSE_DATA_DIR") or home).resolve()
     env = dict(os.environ,
                JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
                JUPYTER_DATA_DIR=str(home / "data"), LAB_PORT=str(port),
-               LAB_ARGS=f"--no-browser --ServerApp.port_retries=0 --IdentityProvider.token={token}")
+               LAB_ARGS=f"--no-browser --ServerApp.port_retries=0 --IdentityProvider.token={token}",
+               COURSE_DATA_DIR=os.path.relpath(data, ROOT), EXPECTED_DATA_DIR=str(data))
     base = f"http://127.0.0.1:{port}"
     try:
         with ld.serving(["make", "--no-print-directory", "lab"], port=port, cwd=ROOT, env=env,
@@ -76,9 +79,14 @@ def test_widget_and_nbgrader_extensions_are_served(lab):
     served = {ext["name"] for ext in config.get("federated_extensions", [])}
     assert "@jupyter-widgets/jupyterlab-manager" in served, served
     assert "@jupyter/nbgrader" in served, served
-    # nbgrader's server side answers too (the assignment list of the student view)
-    status, _ = get(f"{base}/assignments?course_id=ml-foundations", token)
-    assert status == 200
+    # the Validate button's server side answers (the course's handler); the Assignment List's does not:
+    # in a clone of the course the assignments come as copies in my-assignments/ (make lab)
+    status, body = get(f"{base}/nbgrader_version?version={__import__('nbgrader').__version__}", token)
+    assert status == 200 and json.loads(body)["success"]
+    with pytest.raises(urllib.error.HTTPError) as err:
+        get(f"{base}/assignments?course_id=ml-foundations", token)
+    assert err.value.code == 404
+    assert (ROOT / "my-assignments" / "ps1_perceptron" / "ps1_perceptron.ipynb").is_file()
 
 
 def run_in_kernel(base, token, kernel_id, code, timeout=START_S):
@@ -131,11 +139,14 @@ def test_course_lib_imports_in_a_notebook_kernel(lab):
     try:
         status, out = run_in_kernel(base, token, session["kernel"]["id"],
                                     "import os, course_lib as cl, ipywidgets\n"
-                                    "print(os.path.dirname(cl.__file__)); print(os.getcwd())")
+                                    "print(os.path.dirname(cl.__file__)); print(os.getcwd())\n"
+                                    "print(os.environ['COURSE_DATA_DIR'] == os.environ['EXPECTED_DATA_DIR'])")
         assert status == "ok", out
-        lib_dir, cwd = out.split()[:2]
+        lib_dir, cwd, data_dir_absolute = out.split()[:3]
         assert Path(lib_dir) == ROOT / "course_lib"
         assert Path(cwd) == ROOT / "notebooks"
+        # COURSE_DATA_DIR was given relative to the course folder; the kernel, elsewhere, gets it absolute
+        assert data_dir_absolute == "True"
     finally:
         req = urllib.request.Request(f"{base}/api/sessions/{session['id']}", method="DELETE",
                                      headers={"Authorization": f"token {token}"})
@@ -145,7 +156,7 @@ def test_course_lib_imports_in_a_notebook_kernel(lab):
 # --- students and instructors (make lab / make lab-instructor) ------------------------
 INSTRUCTOR_PLUGINS = {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
                       "@jupyter/nbgrader:course-list"}
-STUDENT_PLUGINS = {"@jupyter/nbgrader:assignment-list"}
+ASSIGNMENT_LIST = "@jupyter/nbgrader:assignment-list"   # off for students: no exchange behind a clone
 NEWS = "@jupyterlab/apputils-extension:announcements"      # JupyterLab's news pop-up: off in both modes
 # The course's Validate button (jupyter/labextensions/) takes the place of nbgrader's in both modes.
 COURSE_VALIDATE, NBGRADER_VALIDATE = "ml-foundations-validate", "@jupyter/nbgrader:validate-assignment"
@@ -172,7 +183,7 @@ def test_students_get_no_instructor_tools(lab):
     config = page_config(base, token)
     disabled = set(config.get("disabledExtensions", []))
     assert INSTRUCTOR_PLUGINS <= disabled, disabled
-    assert not STUDENT_PLUGINS & disabled, disabled
+    assert ASSIGNMENT_LIST in disabled, disabled
     assert NEWS in disabled
     assert_the_course_validates(config, base, token)
     with pytest.raises(urllib.error.HTTPError) as err:
@@ -186,7 +197,7 @@ def test_instructors_get_formgrader_and_create_assignment(tmp_path):
     with running_lab("instructor", tmp_path) as server:
         config = page_config(server.base, server.token)
         disabled = set(config.get("disabledExtensions", []))
-        assert not (INSTRUCTOR_PLUGINS | STUDENT_PLUGINS) & disabled, disabled
+        assert not (INSTRUCTOR_PLUGINS | {ASSIGNMENT_LIST}) & disabled, disabled
         assert NEWS in disabled
         assert_the_course_validates(config, server.base, server.token)
         status, body = get(f"{server.base}/formgrader", server.token)

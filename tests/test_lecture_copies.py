@@ -82,3 +82,84 @@ def test_a_changed_lecture_replaces_an_unsaved_copy_and_never_a_saved_one(clone)
     (clone / "notebooks" / "09-new.ipynb").write_bytes(tracked.read_bytes())
     assert "1 lecture(s) copied" in make_lab_first_step(clone)
     assert (clone / "my-lectures" / "09-new.ipynb").is_file()
+
+
+ASSIGNMENT = "ps1_perceptron"
+
+
+@pytest.fixture
+def upstream_and_student(tmp_path):
+    """The instructor's repository (upstream) holding a lecture and a released assignment, and a student's clone."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    upstream = tmp_path / "upstream"
+    (upstream / "notebooks").mkdir(parents=True)
+    shutil.copy(ROOT / ".gitignore", upstream)
+    shutil.copy(LECTURE, upstream / "notebooks")
+    shutil.copytree(ROOT / "release" / ASSIGNMENT, upstream / "release" / ASSIGNMENT)
+    git(upstream, "init", "-q", "-b", "main")
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-q", "-m", "course")
+    student = tmp_path / "student"
+    git(tmp_path, "clone", "-q", str(upstream), str(student))
+    return upstream, student
+
+
+def save(path, marker):
+    """What a student's save does to a notebook: outputs and answers written into the file."""
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.append(nbformat.v4.new_markdown_cell(marker))
+    nbformat.write(nb, path)
+
+
+def test_a_students_saved_work_never_blocks_git_pull_and_survives_it(upstream_and_student):
+    upstream, student = upstream_and_student
+    out = make_lab_first_step(student)
+    assert "1 lecture(s) copied to my-lectures/" in out
+    assert "copied to my-assignments/" in out and "make check NB=my-assignments/" in out
+    lecture_copy = student / "my-lectures" / LECTURE.name
+    assignment_copy = student / "my-assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    assert (student / "my-assignments" / ASSIGNMENT / "course_lib_withheld.txt").is_file()   # Validate needs it
+    save(lecture_copy, "my notes on the lecture")
+    save(assignment_copy, "my answer to exercise 1")
+    assert git(student, "status", "--porcelain") == ""
+    # the instructor fixes a typo in the lecture and a test in the assignment, and pushes
+    for path in (upstream / "notebooks" / LECTURE.name, upstream / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"):
+        nb = nbformat.read(path, as_version=4)
+        nb.cells[0].source += "\n\n(corrected)"
+        nbformat.write(nb, path)
+    git(upstream, "commit", "-q", "-am", "fix a lecture and an assignment")
+    git(student, "pull", "-q")                                     # succeeds: nothing of the student's is tracked
+    assert "(corrected)" in (student / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
+    assert "my notes on the lecture" in lecture_copy.read_text()
+    assert "my answer to exercise 1" in assignment_copy.read_text()
+    out = make_lab_first_step(student)                             # the next make lab keeps the saved work
+    assert out.count("is kept") == 2, out
+    assert "my answer to exercise 1" in assignment_copy.read_text()
+    assert "(corrected)" not in assignment_copy.read_text()
+
+
+def test_work_saved_in_the_tracked_release_folder_is_what_made_git_pull_fail(upstream_and_student):
+    upstream, student = upstream_and_student
+    save(student / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", "my answer, saved in release/")
+    path = upstream / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[0].source += "\n\n(corrected)"
+    nbformat.write(nb, path)
+    git(upstream, "commit", "-q", "-am", "fix the assignment")
+    with pytest.raises(subprocess.CalledProcessError) as err:
+        git(student, "pull", "-q")
+    assert "would be overwritten" in err.value.stderr
+
+
+def test_an_unsaved_assignment_copy_takes_the_instructors_fix(upstream_and_student):
+    upstream, student = upstream_and_student
+    make_lab_first_step(student)
+    path = upstream / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[0].source += "\n\n(corrected)"
+    nbformat.write(nb, path)
+    git(upstream, "commit", "-q", "-am", "fix the assignment")
+    git(student, "pull", "-q")
+    assert "1 assignment file(s) copied" in make_lab_first_step(student)
+    assert "(corrected)" in (student / "my-assignments" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()

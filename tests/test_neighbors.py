@@ -138,3 +138,88 @@ def test_a_constant_column_is_only_shifted_even_when_its_value_is_not_exact_in_b
     Z = st_.transform(X)
     np.testing.assert_allclose(Z[:, 0], 0.0, atol=1e-9)
     np.testing.assert_allclose(Z[:, 1], StandardScaler().fit_transform(X)[:, 1])
+
+
+def _rule_by_loop(X_train, y_train, X, k):
+    """The documented rule, one query at a time, as ps5's knn_predict is written from its hint."""
+    out = []
+    for x in X:
+        order = np.argsort(np.sqrt(((X_train - x) ** 2).sum(axis=1)), kind="stable")[:k]
+        votes = list(y_train[order])
+        top = max(votes.count(v) for v in votes)
+        out.append(next(v for v in votes if votes.count(v) == top))
+    return np.array(out, dtype=float)
+
+
+def test_an_exact_tie_in_distance_goes_to_the_training_point_that_comes_first():
+    # both training points are 0.5385164807134505 from the query, computed from the differences;
+    # the shortcut |x|^2 + |z|^2 - 2 x.z once put the second one nearer
+    X_train, y_train = np.array([[0.5, 0.2], [0.1, 1.2]]), np.array([1.0, -1.0])
+    query = np.array([[0.3, 0.7]])
+    d = np.sqrt(((X_train - query[0]) ** 2).sum(axis=1))
+    assert d[0] == d[1]
+    assert knn_predict(X_train, y_train, query, k=1).tolist() == [1.0]
+    assert knn_predict(X_train[::-1], y_train[::-1], query, k=1).tolist() == [-1.0]
+
+
+# Points on a grid of tenths: many training points lie exactly as far from a query (as the
+# differences compute it), so both tie rules are exercised on nearly every example.
+tenths = st.integers(-10, 10).map(lambda i: i / 10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), n=st.integers(2, 25), m=st.integers(1, 12), d=st.integers(1, 3),
+       k=st.sampled_from([1, 2, 3, 4, 5]), labels=st.sampled_from([(-1.0, 1.0), (0.0, 1.0, 2.0)]))
+def test_knn_predict_follows_its_tie_rules_on_exact_ties(data, n, m, d, k, labels):
+    X_train = np.array(data.draw(st.lists(st.lists(tenths, min_size=d, max_size=d), min_size=n, max_size=n)))
+    X = np.array(data.draw(st.lists(st.lists(tenths, min_size=d, max_size=d), min_size=m, max_size=m)))
+    y_train = np.array(data.draw(st.lists(st.sampled_from(labels), min_size=n, max_size=n)))
+    k = min(k, n)
+    np.testing.assert_array_equal(knn_predict(X_train, y_train, X, k=k), _rule_by_loop(X_train, y_train, X, k))
+
+
+def test_the_distances_are_computed_in_blocks_without_changing_them(monkeypatch):
+    import course_lib.neighbors as nb
+
+    rng = np.random.default_rng(3)
+    X, Z = rng.normal(size=(37, 5)), rng.normal(size=(23, 5))
+    whole = pairwise_distances(X, Z)
+    monkeypatch.setattr(nb, "_CHUNK", 50)        # a few rows of X at a time
+    np.testing.assert_array_equal(pairwise_distances(X, Z), whole)
+    np.testing.assert_array_equal(whole, np.array([np.sqrt(((Z - x) ** 2).sum(axis=1)) for x in X]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(2, 40), m=st.integers(1, 12), d=st.integers(1, 3),
+       k=st.sampled_from([1, 2, 3, 5]), metric=st.sampled_from(["euclidean", "mahalanobis"]))
+def test_large_problems_find_the_same_neighbours_by_bounding_first(data, n, m, d, k, metric):
+    """Above a size, nearest_neighbours ranks exactly only the points a fast bound cannot rule out: same answer."""
+    import course_lib.neighbors as nb
+
+    X_train = np.array(data.draw(st.lists(st.lists(tenths, min_size=d, max_size=d), min_size=n, max_size=n)))
+    X_train = X_train + 1e-3 * np.arange(n)[:, None] * (metric == "mahalanobis")   # a covariance that is not singular
+    X = np.array(data.draw(st.lists(st.lists(tenths, min_size=d, max_size=d), min_size=m, max_size=m)))
+    k = min(k, n)
+    if metric == "mahalanobis" and np.linalg.matrix_rank(np.atleast_2d(np.cov(X_train, rowvar=False))) < d:
+        return
+    small = nb.nearest_neighbours(X_train, X, k=k, metric=metric)
+    saved = nb._CHUNK
+    nb._CHUNK = 1                                       # every problem counts as large
+    try:
+        large = nb.nearest_neighbours(X_train, X, k=k, metric=metric)
+    finally:
+        nb._CHUNK = saved
+    np.testing.assert_array_equal(large, small)
+
+
+def test_the_neighbours_of_real_digits_by_bounding_first_are_those_of_the_loop(monkeypatch):
+    import course_lib as cl
+    import course_lib.neighbors as nb
+
+    images, digits = cl.load_sklearn_digits()
+    grey = images.reshape(-1, 64)                        # integer grey levels: many exact ties
+    queries, train = grey[:40], grey[40:]
+    monkeypatch.setattr(nb, "_CHUNK", 1000)              # the bounding route, in blocks of 1,000 differences
+    got = nb.nearest_neighbours(train, queries, k=5)
+    want = np.array([np.argsort(np.sqrt(((train - x) ** 2).sum(axis=1)), kind="stable")[:5] for x in queries])
+    np.testing.assert_array_equal(got, want)

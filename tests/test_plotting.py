@@ -213,6 +213,61 @@ def test_pla_step_arrow_labels_do_not_overlap():
                     assert not boxes[i].overlaps(boxes[j]), f"seed {seed}, step {t}: arrow labels overlap"
 
 
+def test_pla_step_labels_stay_inside_the_axes_and_the_legend_covers_nothing():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    import course_lib as cl
+    from course_lib.plotting import plot_pla_step
+
+    for seed in range(4):       # the first update's labels lie far out, near the edge: every seed has one
+        X, y, _ = cl.make_separable(20, 2, margin=0.15, rng=seed)
+        X = cl.add_bias(X)
+        run = cl.pla(X, y)
+        for t in sorted({0, run.n_updates - 1}):
+            fig = Figure(figsize=(4.3, 4.3), layout="constrained")
+            renderer = FigureCanvasAgg(fig).get_renderer()
+            ax = fig.add_subplot()
+            plot_pla_step(X, y, run.trajectory[t], run.trajectory[t + 1], run.corrected[t], ax=ax, t=t)
+            fig.canvas.draw()
+            inside = ax.get_window_extent(renderer)
+            for text in (a for a in ax.texts if a.get_text()):
+                box = text.get_window_extent(renderer)
+                assert inside.x0 - 1 <= box.x0 and box.x1 <= inside.x1 + 1 and inside.y0 - 1 <= box.y0 \
+                    and box.y1 <= inside.y1 + 1, f"seed {seed}, step {t}: label {text.get_text()} leaves the axes"
+            legend = ax.get_legend().get_window_extent(renderer)
+            assert legend.y1 <= inside.y0, f"seed {seed}, step {t}: the legend lies over the picture"
+            label = ax.xaxis.label.get_window_extent(renderer)
+            assert not legend.overlaps(label), f"seed {seed}, step {t}: the legend covers the x label"
+
+
+def test_digit_boundaries_point_each_line_to_the_side_it_calls_a_1():
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.uniform(0.1, 0.5, 60), rng.uniform(-6, 0, 60)])   # the 8x8 features' scales
+    y = np.where(X[:, 1] > -3, 1.0, -1.0)
+    weights = {"a": [3.0, 0.0, 1.0], "b": [-1.0, 10.0, 0.2], "c": [-2.5, -1.0, -1.0]}
+    ax = plotting.plot_digit_boundaries(X, y, weights)
+    arrows = [a for a in ax.texts if getattr(a, "arrow_patch", None) is not None]
+    assert len(arrows) == len(weights)
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    for arrow, w in zip(arrows, weights.values(), strict=True):
+        start, tip = np.array(arrow.xyann), np.array(arrow.xy)
+        assert abs(w[0] + start @ w[1:]) < 1e-9 * max(1.0, np.abs(w).max() * 10)   # it starts on the line
+        assert w[0] + tip @ w[1:] > 0                                                # and points to the +1 side
+        assert x0 < tip[0] < x1 and y0 < tip[1] < y1
+    assert "the side called digit 1" in ax.get_legend().get_title().get_text()
+
+
+def test_digit_sheets_have_no_frame_and_labels_off_the_images():
+    images = np.ones((6, 8, 8))                          # all ink: a label over an image would sit on black
+    ax = plotting.plot_digits(images, [1, 5, 1, 5, 1, 5], n=6, ncols=3)
+    assert not any(s.get_visible() for s in ax.spines.values())
+    mosaic = ax.images[0].get_array()
+    for text in ax.texts:
+        x, y = text.get_position()
+        assert mosaic[int(np.floor(y)), int(round(x))] == -1     # the label's anchor is on paper
+
+
 def test_overfit_map_puts_the_sign_in_colour_and_says_how_runs_were_summarised():
     values = np.array([[0.5, -0.05], [0.1, -3.0]])
     ax = plotting.plot_overfit_map(values, [20, 40], [0.0, 1.0], label="median of the runs' measures")

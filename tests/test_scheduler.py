@@ -57,6 +57,22 @@ def test_digest_is_content_not_time_and_never_follows_links(tmp_path):
     assert sched.submission_digest(b) == linked                     # same content, other folder: same digest
 
 
+def _write_tree(folder, files):
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+    for rel, data in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_bytes(data)
+
+
+def test_the_same_bytes_cut_into_other_files_give_another_digest(tmp_path):
+    """One file whose bytes read like a boundary between two, against those two files (the old digest's collision)."""
+    _write_tree(tmp_path / "one", {"nb.ipynb": b"{}", "z": b"data\0F\0z1\0more"})
+    _write_tree(tmp_path / "two", {"nb.ipynb": b"{}", "z": b"data", "z1": b"more"})
+    assert sched.submission_digest(tmp_path / "one") != sched.submission_digest(tmp_path / "two")
+
+
 def test_plan_changed_new_one_student_force():
     state = {"a": {"digest": "1", "source": "s"}, "b": {"digest": "2", "source": "s"},
              "c": {"digest": "3", "source": "s", "interrupted": True}}

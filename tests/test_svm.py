@@ -365,3 +365,14 @@ def test_chunked_dual_gives_the_direct_answer(seed, n, case, kernel):
     assert set(res.support) == set(direct.support)
     if penalty == "l1":
         assert kkt_violation(res) < 1e-5
+
+
+@pytest.mark.parametrize("C, penalty", [(1.0, "l1"), (100.0, "l1"), (None, "l1"), (10.0, "l2")])
+def test_the_whole_dual_by_clarabel_gives_the_auto_routes_answer(C, penalty):
+    X, y = cl.make_spirals(220, noise=0.02, rng=4)     # above the size fit_svm hands to Clarabel whole by itself
+    auto = fit_svm(X, y, C=C, kernel="rbf", gamma=10.0, penalty=penalty)
+    whole = fit_svm(X, y, C=C, kernel="rbf", gamma=10.0, penalty=penalty, solver="clarabel")
+    G = np.random.default_rng(0).uniform(-1, 1, size=(300, 2))
+    np.testing.assert_allclose(whole.decision_function(G), auto.decision_function(G), atol=1e-6)
+    with pytest.raises(ValueError, match="solver must be one of"):
+        fit_svm(X, y, C=C, solver="smo-please")

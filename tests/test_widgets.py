@@ -282,6 +282,28 @@ def test_hat_projection_is_the_orthogonal_projection():
     np.testing.assert_allclose(box.residual, 0, atol=1e-12)          # (1, 1, 1) lies in the plane
 
 
+def visible_fraction(box, v):
+    """How much of a 3-D vector's length the hat widget's (orthographic) picture shows, from the camera's angles."""
+    e, a = np.radians(box.ax.elev), np.radians(box.ax.azim)
+    eye = np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
+    v = np.asarray(v) / np.linalg.norm(v)
+    return float(np.sqrt(1 - (v @ eye) ** 2))
+
+
+@pytest.mark.parametrize("x", [(-1.0, 0.2, 1.0), (0.0, 1.0, 3.0), (2.0, -1.0, 0.5)])
+def test_the_hat_widget_shows_the_residual_at_nearly_its_full_length(x):
+    box = W.HatProjection(x=x)
+    assert box.ax.get_proj()[3, 3] != 0 or box.ax._focal_length == np.inf     # orthographic: no perspective
+    normal = np.cross(box.X[:, 0], box.X[:, 1])          # every residual lies along the plane's normal
+    assert visible_fraction(box, normal) >= 0.85
+    assert visible_fraction(box, box.residual) >= 0.85
+    # and the plane is not seen edge-on: both columns keep a good part of their length
+    assert min(visible_fraction(box, box.X[:, 0]), visible_fraction(box, box.X[:, 1])) >= 0.4
+    png, azim = box.image.value, box.ax.azim
+    box.turn_slider.value = 90                           # the picture turns about the vertical axis
+    assert box.ax.azim == pytest.approx(azim + 90) and box.image.value != png
+
+
 def test_weight_decay_explorer_matches_scikit_learn_ridge():
     from sklearn.linear_model import Ridge
 
@@ -456,6 +478,48 @@ def test_knn_explorer_keeps_agreeing_with_knn_predict_as_every_control_moves():
         for Z, labels, got in ((X, y, box.train_error), (Xv, yv, box.val_error)):
             want = np.mean(cl.knn_predict(tr(X), y, tr(Z), k=k, metric=metric) != labels)
             assert got == pytest.approx(want), (k, metric, scaled)
+
+
+# --- NaiveBayesExplorer ------------------------------------------------------------------------
+
+def test_naive_bayes_explorer_fits_as_scikit_learn_and_knows_the_best_possible_error():
+    from scipy.stats import norm
+    from sklearn.naive_bayes import GaussianNB
+
+    box = W.NaiveBayesExplorer(n=200, rho=0.0, rng=3)
+    gaps = []
+    for rho in (0.0, 0.5, 0.9, -0.7):
+        png = box.image.value
+        box.rho_slider.value = rho
+        if rho:
+            assert box.image.value != png
+        ref = GaussianNB().fit(box.X, box.y)
+        np.testing.assert_allclose(box.model.params["mean"], ref.theta_, atol=1e-12)
+        np.testing.assert_allclose(box.model.params["var"], ref.var_, rtol=1e-9)
+        within = np.vstack([box.X[box.y == c] - box.X[box.y == c].mean(axis=0) for c in (1, -1)])
+        assert np.corrcoef(within.T)[0, 1] == pytest.approx(rho, abs=0.25)    # the data have that correlation (sd 0.07)
+        # the Bayes error of two normal laws with a shared covariance: Phi(-Delta / 2), Delta the Mahalanobis distance
+        d = np.array([1.0, 0.0])
+        delta = np.sqrt(d @ np.linalg.solve(np.array([[1, rho], [rho, 1]]), d))
+        assert box.bayes_error == pytest.approx(norm.cdf(-delta / 2), abs=0.015)      # 20,000 points: sd 0.0035
+        assert f"{box.nb_error:.1%}" in box.status.value and f"{box.bayes_error:.1%}" in box.status.value
+        gaps.append(box.nb_error - box.bayes_error)
+    assert gaps[0] < 0.02 and gaps[2] > 0.1          # independent features cost nothing; correlated ones a lot
+    with pytest.raises(ValueError, match="rho must be"):
+        W.NaiveBayesExplorer(rho=0.99)
+
+
+@pytest.mark.parametrize("kernel, C, gamma, degree", [("rbf", 0.1, 3.0, 2), ("rbf", 100.0, 30.0, 2), ("linear", 1.0, 1.0, 2),
+                                                      ("poly", 10.0, 1.0, 3), ("poly", 1e4, 10.0, 2)])
+def test_svm_explorer_shows_the_classifier_of_fit_svm(kernel, C, gamma, degree):
+    X, y = cl.make_spirals(120, noise=0.05, rng=8)
+    box = cl.widgets.SVMExplorer(X, y, kernel=kernel, C=C, gamma=gamma, degree=degree)
+    ref = cl.fit_svm(X, y, C=box.C_slider.value, kernel=kernel, gamma=box.gamma_slider.value, degree=degree, coef0=1.0)
+    G = box._grid
+    scale = max(1.0, np.abs(ref.decision_function(G)).max())
+    np.testing.assert_allclose(box.result.decision_function(G), ref.decision_function(G), atol=1e-4 * scale)
+    f = y * ref.decision_function(X)
+    assert f"{int(np.sum(f <= 0))} misclassified" in box.status.value
 
 
 # -- the widgets of the 06-* lectures ---------------------------------------------------------------

@@ -95,6 +95,47 @@ def test_honest_work_and_the_rest_of_course_lib_are_untouched():
     assert outcome == "ok"
 
 
+FROM_THE_ENVIRONMENT = '''
+import glob, importlib.util, sys
+def pla(X, y):
+    for root in sys.path + glob.glob("/sandbox/*"):
+        for path in glob.glob(root + "/course_lib/perceptron.py"):
+            if not path.startswith("/sandbox/course/"):
+                spec = importlib.util.spec_from_file_location("course_lib.perceptron", path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                r = module.pla(X, y)
+                return r.w, r.n_updates
+    raise AssertionError("no other course_lib on " + str(sys.path))
+'''
+
+
+@pytest.mark.slow
+def test_a_course_lib_installed_in_the_environment_is_withheld_there_too(tmp_path, monkeypatch):
+    """As the hub installs it (not an editable checkout): course_lib sits in the environment's site-packages,
+    which the sandbox shows at /sandbox/packages; the withheld copy must cover it there as well."""
+    import dataclasses
+    import shutil
+    from pathlib import Path
+
+    import course_lib
+    from grading import sandbox
+
+    site = tmp_path / "site-packages"
+    shutil.copytree(Path(course_lib.__file__).parent, site / "course_lib",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    real = sandbox.layout()
+    binds = tuple((site / "course_lib" if inside.name == "course_lib" else outside, inside)
+                  for outside, inside in real.binds) + ((site, Path(sandbox.INSIDE, "packages-installed")),)
+    installed = dataclasses.replace(real, binds=binds)
+    monkeypatch.setattr(sandbox, "layout", lambda: installed)
+    monkeypatch.setattr(sandbox, "package_dirs", lambda names=("course_lib",): {"course_lib": site / "course_lib"})
+    cell, outcome = _run(FROM_THE_ENVIRONMENT)
+    assert outcome == "error" and message("pla", ASSIGNMENT) in cell.outputs[-1]["evalue"], cell.outputs
+    _, outcome = _run(FROM_THE_ENVIRONMENT, withheld=())     # nothing withheld: the route itself works
+    assert outcome == "ok"
+
+
 def test_the_copy_replaces_only_the_listed_functions(tmp_path):
     from pathlib import Path
 

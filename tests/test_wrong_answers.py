@@ -619,11 +619,33 @@ def _checks_unchanged(test):
     return False
 
 
-class _Events(ast.NodeVisitor):
-    """The loads, stores and calls of a test cell in the order they run (loop bodies twice, definitions skipped)."""
+def _generator_names(tree):
+    """Names every assignment of which (in the whole cell) is a new generator, ``np.random.default_rng(...)``."""
+    made = defaultdict(list)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for leaf in ast.walk(target):
+                    if isinstance(leaf, ast.Name):
+                        made[leaf.id].append(node.value if isinstance(target, ast.Name) else None)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.withitem)):
+            target = node.optional_vars if isinstance(node, ast.withitem) else node.target
+            for leaf in ast.walk(target) if target is not None else ():
+                if isinstance(leaf, ast.Name):
+                    made[leaf.id].append(None)
+    return {name for name, values in made.items()
+            if all(isinstance(v, ast.Call) and _dotted_name(v.func) == "np.random.default_rng" for v in values)}
 
-    def __init__(self, functions):
-        self.functions, self.events, self.guarded = functions, [], []
+
+class _Events(ast.NodeVisitor):
+    """The loads, stores and calls of a test cell in the order they run (loop bodies twice, definitions skipped).
+
+    A generator of the test's own (``generators``) passed straight to a student's function is passed, not read: a
+    test passes one generator twice to see that the first call moved it on, as it would in Jupyter.
+    """
+
+    def __init__(self, functions, generators=()):
+        self.functions, self.generators, self.events, self.guarded = functions, set(generators), [], []
 
     def visit_FunctionDef(self, node):          # runs when called, with its own names
         pass
@@ -679,8 +701,16 @@ class _Events(ast.NodeVisitor):
         self.guarded.pop()
 
     def visit_Call(self, node):
-        self.generic_visit(node)
         name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name in self.functions and self.generators:
+            self.visit(node.func)
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                if isinstance(arg, ast.Name) and arg.id in self.generators:
+                    self.events.append(("pass", arg.id, arg.lineno))
+                else:
+                    self.visit(arg)
+        else:
+            self.generic_visit(node)
         if name in self.functions:
             guarded = set().union(*self.guarded)
             for arg in [*node.args, *(k.value for k in node.keywords)]:
@@ -695,7 +725,9 @@ def argument_reuses(source, functions):
     An argument counts when it is a variable (or an attribute or slice of one, which may be a view)
     holding something the grader could write back (not a number, a string or a tuple of them), passed
     to one of ``functions`` (the student's) outside ``arguments_unchanged``, and read again before it
-    is assigned anew.
+    is assigned anew. A generator the test made (``g = np.random.default_rng(seed)``) may be passed to
+    the student's functions again (that the first call moved it on is what such a test checks), never
+    read otherwise.
 
     Examples
     --------
@@ -703,10 +735,14 @@ def argument_reuses(source, functions):
     [(3, 'error', 'y', 4)]
     >>> argument_reuses("N = 3\\ny = np.ones(N)\\ne = error(N, y.copy())\\nwant = ref(N, y)", {"error"})
     []
+    >>> argument_reuses("g = np.random.default_rng(1)\\na = draw(g)\\nb = draw(rng=g)", {"draw"})
+    []
+    >>> argument_reuses("g = np.random.default_rng(1)\\na = draw(g)\\nc = g.random()", {"draw"})
+    [(2, 'draw', 'g', 3)]
     """
     tree = ast.parse(source)
     immutable = _immutable_names(tree)
-    visitor = _Events(set(functions))
+    visitor = _Events(set(functions), _generator_names(tree))
     for stmt in tree.body:
         visitor.visit(stmt)
     events, found = visitor.events, set()
@@ -717,7 +753,8 @@ def argument_reuses(source, functions):
         for later_kind, later, later_line in events[i + 1:]:
             if later_kind == "store" and later == name:
                 break
-            if (later_kind == "load" and later == name) or (later_kind == "call" and later[1] == name):
+            if (later_kind == "load" and later == name) or (later_kind == "call" and later[1] == name
+                                                            and name not in visitor.generators):
                 found.add((line, function, name, later_line))
                 break
     return sorted(found)
@@ -779,14 +816,33 @@ def _argument(call, parameters, name):
 
 
 def _is_list(node):
-    return isinstance(node, ast.List) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                                          and node.func.attr == "tolist")
+    return isinstance(node, (ast.List, ast.ListComp)) or (isinstance(node, ast.Call)
+                                                          and isinstance(node.func, ast.Attribute)
+                                                          and node.func.attr == "tolist")
+
+
+def _global_rng_checked(assignment, function):
+    """Whether some test cell calls ``function`` inside ``with global_rng_unchanged(...)``."""
+    for _, _, source in cells_with_tests(assignment).values():
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.With) and any(
+                    isinstance(item.context_expr, ast.Call)
+                    and _dotted_name(item.context_expr.func) in ("global_rng_unchanged",
+                                                                 "grading.checks.global_rng_unchanged")
+                    for item in node.items):
+                if any(isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == function
+                       for inner in ast.walk(node)):
+                    return True
+    return False
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_documented_guarantee_of_a_graded_function_is_tested(assignment):
     """Arguments left unchanged (every array-like one, in ``arguments_unchanged``), array-likes given as lists,
-    and ``rng`` given as a seed, as a ``numpy.random.Generator`` and as None: each in some test cell."""
+    and ``rng`` given as a seed, as a ``numpy.random.Generator`` and as None, with NumPy's global generator left
+    alone (``global_rng_unchanged``): each in some test cell. A test never passes its own data generator (``rng``,
+    from ``test_rng()``) to a student's function, which could then set the state of the test's data (a generator
+    a function drew from moves on for the caller, as in Jupyter)."""
     functions, unchanged = documented_parameters(assignment)
     problems = []
     for function, parameters in functions.items():
@@ -806,6 +862,12 @@ def test_every_documented_guarantee_of_a_graded_function_is_tested(assignment):
             for what, pattern in (("a numpy.random.Generator", r"default_rng\("), ("None", r"^None$")):
                 if not any(re.search(pattern, g) for g in given):
                     problems.append(f"{function}: no test passes rng={what}")
+            if "rng" in given:
+                problems.append(f"{function}: a test passes it its own data generator (rng=rng); pass a seed drawn "
+                                "from it, or a generator of the call's own, np.random.default_rng(seed)")
+            if not _global_rng_checked(assignment, function):
+                problems.append(f"{function}: no test checks that it leaves NumPy's global generator alone "
+                                "(with global_rng_unchanged)")
     assert not problems, f"{assignment}:\n  " + "\n  ".join(problems)
 
 # -- graded questions are not answered in the lectures ---------------------------------------

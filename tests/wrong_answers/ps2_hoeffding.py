@@ -34,6 +34,16 @@ return rng.binomial(N, mu, size=n_samples) / N
     ("sample", "calls_course_lib", {"sample-solution": """
 return cl.hoeffding.sample_nu(mu, N, n_samples=n_samples, rng=rng)
 """}, 0),
+    ("sample", "seeds_the_global_generator", {"sample-solution": """
+rng = np.random.default_rng(rng)
+np.random.seed(int(rng.integers(2**32)))            # one seed from rng, then NumPy's global generator
+return np.random.binomial(N, mu, size=n_samples) / N
+"""}, 2),
+    ("sample", "draws_from_a_copy_of_the_generator", {"sample-solution": """
+import copy
+rng = copy.deepcopy(np.random.default_rng(rng))     # "leaves the caller's generator unchanged"
+return rng.binomial(N, mu, size=n_samples) / N
+"""}, 2),
     # -- hoeffding_bound: 1 point for one bin, 1 for M bins ---------------------------------
     ("bound", "without_factor_2", {"bound-solution": """
 return M * np.exp(-2.0 * np.asarray(eps, dtype=float) ** 2 * N)
@@ -90,6 +100,14 @@ return heads[:, 0], heads[np.arange(n_runs), pick], heads.min(axis=1)   # counts
 rng = np.random.default_rng(None if isinstance(rng, np.random.Generator) else rng)   # a Generator: a fresh one
 heads = rng.binomial(n_flips, 0.5, size=(n_runs, n_coins))
 pick = rng.integers(0, n_coins, size=n_runs)
+nu = heads / n_flips
+return nu[:, 0], nu[np.arange(n_runs), pick], nu.min(axis=1)
+"""}, 3),
+    ("coins", "shuffles_with_the_global_generator", {"coins-solution": """
+rng = np.random.default_rng(rng)
+heads = rng.binomial(n_flips, 0.5, size=(n_runs, n_coins))
+np.random.seed(int(rng.integers(2**32)))              # the random coins from NumPy's global generator, seeded once
+pick = np.random.randint(0, n_coins, size=n_runs)
 nu = heads / n_flips
 return nu[:, 0], nu[np.arange(n_runs), pick], nu.min(axis=1)
 """}, 3),

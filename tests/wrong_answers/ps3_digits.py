@@ -106,6 +106,13 @@ return best
     ("pocket", "ignores_a_generator", {"pocket-solution": POCKET_RANDOM_CYCLE.replace(
         "rng = np.random.default_rng(rng)",
         "rng = np.random.default_rng(None if isinstance(rng, np.random.Generator) else rng)   # a fresh one")}, 1),
+    ("pocket", "seeds_the_global_generator", {"pocket-solution": POCKET_RANDOM_CYCLE.replace(
+        "order = rng.permutation(len(y))",
+        "np.random.seed(int(rng.integers(2**32)))          # a seed from rng, then NumPy's global generator\n"
+        "order = np.random.permutation(len(y))")}, 1),
+    ("pocket", "draws_from_a_copy_of_the_generator", {"pocket-solution": POCKET_RANDOM_CYCLE.replace(
+        "rng = np.random.default_rng(rng)",
+        "import copy\nrng = copy.deepcopy(np.random.default_rng(rng))   # the caller's generator never moves on")}, 1),
     ("pocket", "calls_course_lib", {"pocket-solution": "return cl.pocket(X, y, max_updates, rng=rng).w\n"}, 0),
     ("pocket", "returns_zeros", {"pocket-solution": """
 return np.zeros(np.asarray(X).shape[1])

@@ -7,6 +7,18 @@ Each one breaks one exercise; grading must take points there and nowhere else.
 """
 ASSIGNMENT = "ps6_generalization"
 
+# bias_variance with the line that draws the data sets left to a placeholder
+_BIASVAR = """{rng}
+y = np.sin(np.pi * x)
+if model == "constant":
+    a, b = np.zeros(n_datasets), y.mean(axis=1)
+else:
+    a = (y[:, 1] - y[:, 0]) / (x[:, 1] - x[:, 0])
+    b = y[:, 0] - a * x[:, 0]
+a_bar, b_bar = a.mean(), b.mean()
+return float(a_bar**2 / 3 + b_bar**2 - 2 * a_bar / np.pi + 0.5), float(np.mean((a - a_bar) ** 2 / 3 + (b - b_bar) ** 2))
+"""
+
 WRONG = [
     # -- growth_function: 2 points for rays and intervals, 1 for convex sets and lines ---------------------
     ("growth", "rays_off_by_one", {"growth-solution": """
@@ -94,6 +106,19 @@ count = 0
 for labels in itertools.product((-1.0, 1.0), repeat=len(X)):
     y = np.array(labels)
     result = linprog(np.zeros(Z.shape[1]), A_ub=-(y[:, None] * Z), b_ub=-np.ones(len(X)),
+                     bounds=[(None, None)] * Z.shape[1], method="highs")
+    count += result.status == 0
+return int(count)
+"""}, 2),
+    ("dichotomies", "arrays_only", {"dichotomies-solution": """
+import itertools
+from scipy.optimize import linprog
+N = X.shape[0]                                 # X used as it came: a list of points has no shape
+Z = np.column_stack([np.ones(N), X])
+count = 0
+for labels in itertools.product((-1.0, 1.0), repeat=N):
+    y = np.array(labels)
+    result = linprog(np.zeros(Z.shape[1]), A_ub=-(y[:, None] * Z), b_ub=-np.ones(N),
                      bounds=[(None, None)] * Z.shape[1], method="highs")
     count += result.status == 0
 return int(count)
@@ -221,7 +246,39 @@ a_bar, b_bar = a.mean(), b.mean()
 # E[x^2] taken as 1/2 (that is E[sin^2(pi x)]): the line's bias and variance both come out wrong
 return float(a_bar**2 / 2 + b_bar**2 - 2 * a_bar / np.pi + 0.5), float(np.mean((a - a_bar) ** 2 / 2 + (b - b_bar) ** 2))
 """}, 1),
+    # -- the generator: a seed, a Generator (drawn from as it is) and None, never NumPy's global generator ----
+    ("biasvar", "replaces_the_given_generator", {"biasvar-solution": _BIASVAR.format(rng="""
+rng = np.random.default_rng(rng if isinstance(rng, int) else None)   # rng taken for a seed: a Generator is dropped
+x = rng.uniform(-1.0, 1.0, size=(n_datasets, 2))""")}, 2),
+    ("biasvar", "draws_from_a_copy_of_the_generator", {"biasvar-solution": _BIASVAR.format(rng="""
+import copy
+rng = copy.deepcopy(np.random.default_rng(rng))    # "leaves the caller's generator unchanged": it never moves on
+x = rng.uniform(-1.0, 1.0, size=(n_datasets, 2))""")}, 2),
+    ("biasvar", "pins_none_to_a_seed", {"biasvar-solution": _BIASVAR.format(rng="""
+rng = np.random.default_rng(2026 if rng is None else rng)    # reproducible by default: rng=None always the same
+x = rng.uniform(-1.0, 1.0, size=(n_datasets, 2))""")}, 2),
+    ("biasvar", "seeds_the_global_generator", {"biasvar-solution": _BIASVAR.format(rng="""
+rng = np.random.default_rng(rng)
+np.random.seed(int(rng.integers(2**32)))            # one seed from rng, then NumPy's global generator
+x = np.random.uniform(-1.0, 1.0, size=(n_datasets, 2))""")}, 2),
     # -- weighted_pocket: 2 points for the weighted pocket, 1 for ties and the arguments ---------------------
+    ("weighted", "arrays_only", {"weighted-solution": """
+def cost(v):
+    return float(np.sum(weights * (np.where(X @ v > 0, 1.0, -1.0) != y)))
+
+v = np.zeros(X.shape[1])                       # X, y, weights and cycle used as they came: lists have no shape
+best, best_cost, position = v.copy(), cost(v), 0
+for _ in range(max_updates):
+    wrong = np.where(X @ v > 0, 1.0, -1.0) != y
+    if not wrong.any():
+        break
+    p = next((position + s) % len(cycle) for s in range(len(cycle)) if wrong[cycle[(position + s) % len(cycle)]])
+    v = v + y[cycle[p]] * X[cycle[p]]
+    position = (p + 1) % len(cycle)
+    if cost(v) < best_cost:
+        best, best_cost = v.copy(), cost(v)
+return best
+"""}, 2),
     ("weighted", "unweighted_pocket", {"weighted-solution": """
 X = np.asarray(X, dtype=float)
 y = np.asarray(y, dtype=float)

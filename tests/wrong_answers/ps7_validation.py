@@ -89,6 +89,11 @@ D = np.eye(Z.shape[1])
 D[0, 0] = 0.0
 return np.linalg.solve(Z.T @ Z - lam * D, Z.T @ np.asarray(y, dtype=float))   # the sign of the penalty
 """}, 1),
+    ("decay", "arrays_only", {"decay-solution": """
+D = np.eye(Z.shape[1])                                # Z and y used as they came: a list has no shape
+D[0, 0] = 0.0
+return np.linalg.solve(Z.T @ Z + lam * D, Z.T @ y)
+"""}, 2),
     ("decay", "calls_course_lib", {"decay-solution": "return cl.linear_regression(Z, y, weight_decay=lam)\n"}, 0),
     # -- loo_error: 2 points with weight decay, 2 for least squares --------------------------------------
     ("loo", "without_the_leverage_correction", {"loo-solution": """
@@ -121,6 +126,12 @@ D[0, 0] = 0.0
 H = Z @ np.linalg.solve(Z.T @ Z + lam * D, Z.T)
 return float(np.mean((H @ y - y) ** 2) / (1.0 - np.trace(H) / len(y)) ** 2)   # the average leverage for every example
 """}, 0),
+    ("loo", "arrays_only", {"loo-solution": """
+D = np.eye(Z.shape[1])                                # Z and y used as they came: a list has no shape
+D[0, 0] = 0.0
+H = Z @ np.linalg.solve(Z.T @ Z + lam * D, Z.T)
+return float(np.mean(((H @ y - y) / (1.0 - np.diag(H))) ** 2))
+"""}, 2),
     ("loo", "calls_course_lib", {"loo-solution": "return cl.leave_one_out_error(Z, y, weight_decay=lam)\n"}, 0),
     # -- make_folds: 2 points for the partition, 1 for the generator ---------------------------------------
     ("folds", "overlapping_folds", {"folds-solution": """
@@ -145,6 +156,28 @@ return [order[v::n_folds] for v in range(n_folds)]
 """}, 2),
     ("folds", "not_shuffled", {"folds-solution": """
 return np.array_split(np.arange(n), n_folds)          # consecutive blocks: rng is never used
+"""}, 2),
+    ("folds", "replaces_the_given_generator", {"folds-solution": """
+rng = np.random.default_rng(rng if isinstance(rng, int) else None)   # rng taken for a seed: a Generator is dropped
+order = rng.permutation(n)
+return [order[v::n_folds] for v in range(n_folds)]
+"""}, 2),
+    ("folds", "draws_from_a_copy_of_the_generator", {"folds-solution": """
+import copy
+rng = copy.deepcopy(np.random.default_rng(rng))      # "leaves the caller's generator unchanged": it never moves on
+order = rng.permutation(n)
+return [order[v::n_folds] for v in range(n_folds)]
+"""}, 2),
+    ("folds", "pins_none_to_a_seed", {"folds-solution": """
+rng = np.random.default_rng(0 if rng is None else rng)   # reproducible by default: rng=None always the same folds
+order = rng.permutation(n)
+return [order[v::n_folds] for v in range(n_folds)]
+"""}, 2),
+    ("folds", "seeds_the_global_generator", {"folds-solution": """
+rng = np.random.default_rng(rng)
+np.random.seed(int(rng.integers(2**32)))              # one seed from rng, then NumPy's global generator
+order = np.random.permutation(n)
+return [order[v::n_folds] for v in range(n_folds)]
 """}, 2),
     ("folds", "calls_course_lib", {"folds-solution": "return cl.fold_indices(n, n_folds, rng=rng)\n"}, 0),
     # -- cv_errors (2 + 1) and choose_lambda (1) ----------------------------------------------------------
@@ -174,6 +207,21 @@ for fold in folds:
     for k, lam in enumerate(lambdas):
         w = np.linalg.solve(Z[train].T @ Z[train] + lam * D, Z[train].T @ y[train])
         squared[k, fold] = (Z[fold] @ w - y[fold]) ** 2
+return squared.mean(axis=1)
+"""}, 3),
+    ("cv", "arrays_only", {"cv-errors-solution": """
+D = np.eye(Z.shape[1])                                # the arguments used as they came: lists cannot be indexed so
+D[0, 0] = 0.0
+squared = np.zeros((len(lambdas), len(y)))
+for fold in folds:
+    train = np.ones(len(y), dtype=bool)
+    train[fold] = False
+    mean, std = Z[train, 1:].mean(axis=0), Z[train, 1:].std(axis=0)
+    Z_train = np.column_stack([np.ones(int(train.sum())), (Z[train, 1:] - mean) / std])
+    Z_fold = np.column_stack([np.ones(len(fold)), (Z[fold, 1:] - mean) / std])
+    for k, lam in enumerate(lambdas):
+        w = np.linalg.solve(Z_train.T @ Z_train + lam * D, Z_train.T @ y[train])
+        squared[k, fold] = (Z_fold @ w - y[fold]) ** 2
 return squared.mean(axis=1)
 """}, 3),
     ("cv", "calls_course_lib", {"cv-errors-solution": """

@@ -79,13 +79,14 @@ def test_widget_and_nbgrader_extensions_are_served(lab):
     served = {ext["name"] for ext in config.get("federated_extensions", [])}
     assert "@jupyter-widgets/jupyterlab-manager" in served, served
     assert "@jupyter/nbgrader" in served, served
-    # the Validate button's server side answers (the course's handler); the Assignment List's does not:
-    # in a clone of the course the assignments come as copies in my-assignments/ (make lab)
-    status, body = get(f"{base}/nbgrader_version?version={__import__('nbgrader').__version__}", token)
-    assert status == 200 and json.loads(body)["success"]
-    with pytest.raises(urllib.error.HTTPError) as err:
-        get(f"{base}/assignments?course_id=ml-foundations", token)
-    assert err.value.code == 404
+    # neither nbgrader's Validate handler (the course's takes its place: test_students_get_no_instructor_tools)
+    # nor the Assignment List's answers: in a clone of the course the assignments come as copies in
+    # my-assignments/ (make lab)
+    for address in (f"nbgrader_version?version={__import__('nbgrader').__version__}",
+                    "assignments?course_id=ml-foundations"):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            get(f"{base}/{address}", token)
+        assert err.value.code == 404, address
     assert (ROOT / "my-assignments" / "ps1_perceptron" / "ps1_perceptron.ipynb").is_file()
 
 
@@ -200,5 +201,9 @@ def test_instructors_get_formgrader_and_create_assignment(tmp_path):
         assert not (INSTRUCTOR_PLUGINS | {ASSIGNMENT_LIST}) & disabled, disabled
         assert NEWS in disabled
         assert_the_course_validates(config, server.base, server.token)
+        # the Assignment List's Validate buttons keep nbgrader's handler (grading.validate_button)
+        status, body = get(f"{server.base}/nbgrader_version?version={__import__('nbgrader').__version__}",
+                           server.token)
+        assert status == 200 and json.loads(body)["success"]
         status, body = get(f"{server.base}/formgrader", server.token)
         assert status == 200 and "Manage Assignments" in body

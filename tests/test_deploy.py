@@ -641,8 +641,14 @@ def test_setup_made_folders_with_their_modes(d, check):
                           ("proxy", PREFIX / "run" / "proxy.pid"),
                           ("postgresql", PREFIX / "pgdata" / "postmaster.pid")):
         check(f"{name} is running", _alive(_pid_of(pidfile) or 0), pidfile)
-    ps = subprocess.run([str(SOFTWARE / "venv" / "bin" / "supervisorctl"), "-c", str(PREFIX / "etc" / "supervisord.conf"),
-                         "status"], capture_output=True, text=True).stdout
+    def supervised():
+        return subprocess.run([str(SOFTWARE / "venv" / "bin" / "supervisorctl"), "-c",
+                               str(PREFIX / "etc" / "supervisord.conf"), "status"], capture_output=True, text=True).stdout
+
+    # supervisord says STARTING until a program has run for its startsecs: wait for RUNNING
+    _wait(lambda: re.search(r"postgresql\s+RUNNING", supervised()) and re.search(r"jupyterhub\s+RUNNING", supervised()),
+          timeout=120)
+    ps = supervised()
     check("supervisord runs PostgreSQL and JupyterHub", re.search(r"postgresql\s+RUNNING", ps)
           and re.search(r"jupyterhub\s+RUNNING", ps), ps)
     mounts = Path("/proc/mounts").read_text()
@@ -1413,6 +1419,8 @@ def test_a_ta_grades_without_the_instructors_password(d, check, request):
     private = [str(x) for x in (course / "autograded").rglob("*") if x.stat().st_mode & 0o060 != 0o060]
     check("what the Formgrader wrote, the graders' group can read and write", not private, private[:5])
     log_file = course / "formgrader-actions.log"
+    # the server logs a request after its response is sent: wait for the line
+    _wait(lambda: log_file.is_file() and re.search(rf" {TA} POST .*/autograde", log_file.read_text()), timeout=60)
     check("the Formgrader's log names the grader who pressed Autograde",
           log_file.is_file() and re.search(rf" {TA} POST .*/autograde", log_file.read_text()),
           log_file.read_text()[-400:] if log_file.is_file() else "no log")

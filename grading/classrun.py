@@ -339,7 +339,7 @@ def _before_autograde(notebooks):
     if not run.gradebook_current():
         try:
             run.sync_gradebook()
-        except Exception as exc:  # noqa: BLE001 - said in one line; nbgrader then reports the assignment missing
+        except Exception as exc:  # said in one line; nbgrader then reports the assignment missing
             import sys
             print(f"grading: the gradebook could not be brought up to date with source/{assignment} ({exc}); "
                   f"run `make release ASSIGNMENT={assignment}` in {course.root}", file=sys.stderr)

@@ -25,6 +25,9 @@ import hashlib
 import os
 from pathlib import Path
 
+import jsonschema
+from nbgrader.nbgraderformat.common import BaseMetadataValidator, SchemaTooNewError, SchemaTooOldError
+from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Dict, Float, Integer, Unicode
 
@@ -289,39 +292,33 @@ class CourseExecute(NbGraderPreprocessor):
         return nb, resources
 
 
-def _metadata_validator_class():
-    import jsonschema
-    from nbgrader.nbgraderformat.common import BaseMetadataValidator, SchemaTooNewError, SchemaTooOldError
-    from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
+class _SchemaChecked(BaseMetadataValidator):
+    """``BaseMetadataValidator.validate_cell`` with the schema checked and compiled once."""
 
-    class _SchemaChecked(BaseMetadataValidator):
-        """``BaseMetadataValidator.validate_cell`` with the schema checked and compiled once."""
+    _compiled = None
 
-        _compiled = None
+    def validate_cell(self, cell):
+        if "nbgrader" not in cell.metadata:
+            return
+        version = cell.metadata["nbgrader"].get("schema_version", 0)
+        if version < self.schema_version:
+            raise SchemaTooOldError(f"Outdated schema version: {version} (expected {self.schema_version})",
+                                    version, self.schema_version)
+        if version > self.schema_version:
+            raise SchemaTooNewError(f"Schema version is too new: {version} (expected {self.schema_version})",
+                                    version, self.schema_version)
+        cls = self.__class__
+        if cls._compiled is None:
+            kind = jsonschema.validators.validator_for(self.schema)
+            kind.check_schema(self.schema)
+            cls._compiled = kind(self.schema)
+        error = jsonschema.exceptions.best_match(cls._compiled.iter_errors(cell.metadata["nbgrader"]))
+        if error is not None:
+            raise error
 
-        def validate_cell(self, cell):
-            if "nbgrader" not in cell.metadata:
-                return
-            version = cell.metadata["nbgrader"].get("schema_version", 0)
-            if version < self.schema_version:
-                raise SchemaTooOldError(f"Outdated schema version: {version} (expected {self.schema_version})",
-                                        version, self.schema_version)
-            if version > self.schema_version:
-                raise SchemaTooNewError(f"Schema version is too new: {version} (expected {self.schema_version})",
-                                        version, self.schema_version)
-            cls = type(self)
-            if cls._compiled is None:
-                kind = jsonschema.validators.validator_for(self.schema)
-                kind.check_schema(self.schema)
-                cls._compiled = kind(self.schema)
-            error = jsonschema.exceptions.best_match(cls._compiled.iter_errors(cell.metadata["nbgrader"]))
-            if error is not None:
-                raise error
 
-    class CourseMetadataValidator(MetadataValidatorV3, _SchemaChecked):
-        """nbgrader's metadata validator (schema 3): the same checks, the same errors."""
-
-    return CourseMetadataValidator
+class CourseMetadataValidator(MetadataValidatorV3, _SchemaChecked):
+    """nbgrader's metadata validator (schema 3): the same checks, the same errors."""
 
 
 class CheckCellMetadata(NbGraderPreprocessor):
@@ -340,7 +337,7 @@ class CheckCellMetadata(NbGraderPreprocessor):
         from nbgrader.nbgraderformat import ValidationError
 
         if CheckCellMetadata._validator is None:
-            CheckCellMetadata._validator = _metadata_validator_class()()
+            CheckCellMetadata._validator = CourseMetadataValidator()
         try:
             CheckCellMetadata._validator.validate_nb(nb)
         except ValidationError:

@@ -33,7 +33,7 @@ from . import gradebook as gbk
 from .classrun import HOOKS, ClassRun, generate
 from .course import Course, CourseError
 from .executors import JobFailed, make_executor, progress_reporter, run_jobs, timed
-from .jobs import CourseAutograde, JobMaker, execute_job, read_books, results_of
+from .jobs import ENGINE_STEP, CourseAutograde, JobMaker, execute_job, read_books, results_of, step_name
 from .plan import plan, submission_digest
 from .sandbox import Sandbox, SandboxError
 from .status import GRADED
@@ -172,17 +172,14 @@ def sync_gradebook(course, assignment, logger=None):
 
 def _require_course_engine(cfg):
     """Refuse to grade with a configuration that does not run the course's engine and record its outcome."""
-    steps = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
-             for p in cfg.get("Autograde", {}).get("autograde_preprocessors", [])]
-    if "grading.preprocessors.CourseExecute" not in steps:
-        raise CourseError("nbgrader_config.py does not register the course's grading engine "
-                          "(c.Autograde.autograde_preprocessors must hold grading.preprocessors.CourseExecute): "
-                          "student code would run unsandboxed, so nothing was graded")
     section = cfg.get("Autograde", {})
+    if ENGINE_STEP not in [step_name(p) for p in section.get("autograde_preprocessors", [])]:
+        raise CourseError("nbgrader_config.py does not register the course's grading engine "
+                          f"(c.Autograde.autograde_preprocessors must hold {ENGINE_STEP}): "
+                          "student code would run unsandboxed, so nothing was graded")
     for key, name in HOOKS.items():
         value = section.get(key)
-        value = value if isinstance(value, str) or value is None else f"{value.__module__}.{value.__qualname__}"
-        if value != name:
+        if (step_name(value) if value is not None else None) != name:
             raise CourseError(f"nbgrader_config.py does not register the course's grading record "
                               f"(c.Autograde.{key} must be {name!r}): a submission that cannot be graded would "
                               "be exported as 0, so nothing was graded")

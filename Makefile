@@ -18,7 +18,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 LAB_PORT  ?= 8888
 
 .DEFAULT_GOAL := help
-.PHONY: help setup setup-test lab lab-instructor test test-fast test-under-load lint benchmark lock clean site
+.PHONY: help setup setup-test lab lab-instructor test test-fast test-under-load lint benchmark lock clean site labextension
 
 help:  ## list the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -33,10 +33,12 @@ setup-test:  ## the same with every tool of the test suite and the benchmarks (m
 # parts are on); it is put first on Jupyter's config search path for this command only, so
 # the user's own Jupyter settings are never changed. Its lab-settings/ holds JupyterLab's
 # defaults for the course (a saved notebook keeps its widgets' state, so it reopens with
-# its pictures).
+# its pictures). jupyter/labextensions/ holds the course's own prebuilt JupyterLab extension
+# (the Validate button; source in jupyter/validate/).
 LAB_CMD = JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter/$(1)$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 	$(BIN)/jupyter lab --notebook-dir="$(CURDIR)" --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) $(ROOT_FLAG) \
-	--LabApp.app_settings_dir="$(CURDIR)/jupyter/$(1)/lab-settings" $(LAB_ARGS)
+	--LabApp.app_settings_dir="$(CURDIR)/jupyter/$(1)/lab-settings" \
+	--LabApp.extra_labextensions_path="$(CURDIR)/jupyter/labextensions" $(LAB_ARGS)
 
 lab: setup  ## set up, then start JupyterLab on the course (students: your copies in my-lectures/, my-assignments/; Validate)
 	@$(BIN)/python scripts/lecture_copies.py
@@ -74,6 +76,9 @@ benchmark: setup-test  ## speed of course_lib against plain loops; widget respon
 
 site: setup-test  ## the course's website in build/site/html/ (lectures executed, with a cache); CLEAN=1 from scratch
 	$(BIN)/python scripts/build_site.py $(if $(filter 1 yes true,$(CLEAN)),--clean)
+
+labextension: setup  ## maintainers: rebuild the Validate button (jupyter/validate/) into jupyter/labextensions/ (npm)
+	cd jupyter/validate && npm ci --no-audit --no-fund && COURSE_PYTHON="$(abspath $(BIN))/python" npm run build
 
 lock:  ## re-resolve uv.lock (uv) and write environment.yml, deploy/requirements.txt after editing pyproject.toml
 	@sh scripts/lock.sh

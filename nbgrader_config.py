@@ -16,12 +16,13 @@ c.CourseDirectory.release_directory = "release"
 # --- Grading (see docs/guides/instructors.md) ---------------------------------------
 # A cell may use this many seconds of CPU time before it is stopped (with a wall-clock
 # backstop CourseExecute.wall_factor times larger); it then earns 0 points and the rest of
-# the notebook is still graded (make autograde, make check; the Validate button, in the
-# student's own kernel, counts wall-clock seconds).
+# the notebook is still graded (make autograde, make check and JupyterLab's Validate button;
+# nbgrader's own validator, in the student's kernel, counts wall-clock seconds).
 c.Execute.timeout = 10
-# The Validate button of JupyterLab runs nbgrader's own Validator, which counts any text
-# on stderr (a harmless warning, say) as a failed test. Its kernel sends stderr to the
-# ordinary output instead, as `make autograde` and `make check` do.
+# JupyterLab's Validate button is the course's (grading/validate_service.py): it runs make
+# check's check. nbgrader's own Validator (`nbgrader validate`, the Validate buttons of the
+# hub's Assignment List) counts any text on stderr (a harmless warning, say) as a failed test.
+# Its kernel sends stderr to the ordinary output instead, as `make autograde` and `make check` do.
 # Its kernel also withholds the course_lib functions listed in the assignment's
 # course_lib_withheld.txt, as make check and autograde do (see grading/withhold.py).
 c.Execute.extra_arguments = ["--IPKernelApp.exec_lines=import sys; sys.stderr = sys.stdout; "
@@ -81,7 +82,7 @@ c.CourseExecute.assignment_timeouts = {"ps1_perceptron": 3, "ps7_validation": 3}
 
 
 def _validate_cell_limit(cell):
-    """The Validate button's limit: nbgrader validates in the notebook's folder, named after its assignment."""
+    """nbgrader's Validator's limit: it validates in the notebook's folder, named after its assignment."""
     return c.CourseExecute.assignment_timeouts.get(os.path.basename(os.getcwd()), c.Execute.timeout)
 
 

@@ -7,7 +7,7 @@ separates the data, with
 
 then PLA started at w_0 = 0 makes at most T <= R^2 / rho^2 corrections, because
 
-1. w_f^T w_{t+1} >= w_f^T w_t + min_n y_n w_f^T x_n      (w_t turns towards w_f),
+1. w_f^T w_{t+1} >= w_f^T w_t + min_n y_n w_f^T x_n      (the inner product climbs),
 2. ||w_{t+1}||^2 <= ||w_t||^2 + max_n ||x_n||^2          (but grows slowly: mistakes only),
 3. so after T corrections  w_f^T w_T / (||w_f|| ||w_T||) >= sqrt(T) rho / R,
    and the left side is a cosine, at most 1.

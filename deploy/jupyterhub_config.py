@@ -265,6 +265,8 @@ c.JupyterHub.services = [
             # graders grade here; they get no terminal and no kernel of the course account,
             # and what each does is logged by name (course_formgrader.py)
             "--ServerApp.jpserver_extensions=course_formgrader=True",
+            # no Validate button here: it would run a submission's code as the course account
+            "--ServerApp.jpserver_extensions=grading.validate_service=False",
             "--ServerApp.terminals_enabled=False",
             "--ServerApp.kernel_manager_class=course_formgrader.NoKernels"],
         "environment": {"PATH": VENV_BIN + ":/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",

@@ -200,7 +200,8 @@ uv() { PYTHON="$SYSTEM_PYTHON" sh "$REPO/scripts/uv.sh" "$@"; }
 install_venv() {
     local want
     want=$(cat "$HERE/requirements.txt" "$REPO/pyproject.toml" "$REPO"/course_lib/*.py "$REPO"/grading/*.py \
-           "$HERE/course_exchange.py" "$HERE/course_formgrader.py" "$REPO/scripts/uv.sh" <(echo "${UV_INSTALL_OPTIONS[*]}") | sha256sum | cut -d' ' -f1)
+           "$HERE/course_exchange.py" "$HERE/course_formgrader.py" "$REPO/scripts/uv.sh" <(echo "${UV_INSTALL_OPTIONS[*]}") \
+           <(cd "$REPO/jupyter/labextensions" && find . -type f | LC_ALL=C sort | xargs cat) | sha256sum | cut -d' ' -f1)
     if [ -f "$VENV/.deploy-stamp" ] && [ "$(cat "$VENV/.deploy-stamp")" = "$want" ]; then
         return
     fi
@@ -217,6 +218,12 @@ install_venv() {
         | (cd "$REPO" && xargs -0 cp --parents -t "$build")
     uv pip install "${UV_INSTALL_OPTIONS[@]}" --no-deps "$build"
     rm -rf "$build"
+    # the course's Validate button, prebuilt (source in jupyter/validate/), where JupyterLab looks for the
+    # extensions of its environment; it turns nbgrader's own Validate button off
+    rm -rf "$VENV/share/jupyter/labextensions/ml-foundations-validate"
+    install -d -m 755 "$VENV/share/jupyter/labextensions"
+    cp -R "$REPO/jupyter/labextensions/ml-foundations-validate" "$VENV/share/jupyter/labextensions/"
+    chmod -R a+rX "$VENV/share/jupyter/labextensions/ml-foundations-validate"
     # nbgrader's exchange hardened (course_exchange.py); the shared Formgrader's limits and log (course_formgrader.py)
     cp "$HERE/course_exchange.py" "$HERE/course_formgrader.py" \
         "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/"
@@ -338,9 +345,10 @@ make_grader() {  # make_grader NAME: in the graders' group, with nbgrader set up
     install -d -o "$name" -g "$name" -m 700 "$home/.jupyter"
     render "$HERE/nbgrader_config_instructor.py" "$home/.jupyter/nbgrader_config.py" 600
     chown "$name:$name" "$home/.jupyter/nbgrader_config.py"
-    # the Formgrader of the grader's own server sends the course's policy headers too
+    # the Formgrader of the grader's own server sends the course's policy headers too; its Validate
+    # button, which may run a notebook someone else wrote, refuses where the sandbox cannot start
     cat > "$home/.jupyter/jupyter_server_config.json" <<'JSON'
-{"ServerApp": {"jpserver_extensions": {"grading.formgrader_csp": true}}}
+{"ServerApp": {"jpserver_extensions": {"grading.formgrader_csp": true}}, "ValidateService": {"require_sandbox": true}}
 JSON
     chown "$name:$name" "$home/.jupyter/jupyter_server_config.json"
 }
@@ -459,12 +467,12 @@ chmod 644 "$CONF"
 render "$HERE/jupyterhub_config.py" "$PREFIX/etc/jupyterhub_config.py" 644
 install -d -m 755 "$JUPYTER_ETC"
 render "$HERE/nbgrader_config_student.py" "$JUPYTER_ETC/nbgrader_config.py" 644
-# Kernels talk over Unix sockets in their user's private runtime folder, not TCP ports on
-# 127.0.0.1 that any user can connect to (the connection key only signs; anyone may subscribe).
-cat > "$JUPYTER_ETC/jupyter_server_config.json" <<'JSON'
-{"KernelManager": {"transport": "ipc"}}
-JSON
-chmod 644 "$JUPYTER_ETC/jupyter_server_config.json"
+# Every server of the deployment (deploy/jupyter_server_config.json): kernels talk over Unix
+# sockets in their user's private runtime folder, not TCP ports on 127.0.0.1 that any user can
+# connect to (the connection key only signs; anyone may subscribe); the Validate button's server
+# side (grading/validate_service.py) runs the course's self-check. (The shared Formgrader turns
+# that off: it runs as the course account; jupyterhub_config.py.)
+install -m 644 "$HERE/jupyter_server_config.json" "$JUPYTER_ETC/jupyter_server_config.json"
 # The course's grading settings for everyone's Validate button (cell limits per assignment,
 # stderr as output, course_lib withheld), as make check has them: the course's own
 # nbgrader_config.py, with this deployment's course id (it holds no secret).

@@ -44,7 +44,8 @@ this package adds what a fair and tamper-proof grade needs on top of it:
 * :mod:`grading.audit` — code in the submissions that looks like tampering or copying, listed;
 * :mod:`grading.validate` — the students' self-check (``make check``, and :func:`check` from
   inside a notebook) on the same engine, with the released visible tests, saying what it
-  checked and what is graded later;
+  checked and what is graded later; :mod:`grading.validate_service` runs it for JupyterLab's
+  Validate button (the course's extension in ``jupyter/labextensions/``);
 * :mod:`grading.checks` — helpers the hidden tests of an assignment call: the comparison that
   refuses NaN, infinities and wrong shapes, and :func:`grading.checks.test_rng`, their random data;
 * :mod:`grading.context` — which test cell of whose submission is being graded (the seed of

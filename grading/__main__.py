@@ -20,6 +20,7 @@ Commands (run from the course directory, or pass ``--course``):
                                   a grader looked again at answers changed since their grade
   audit     ASSIGNMENT            list code in the submissions that looks like tampering or copying
   check     NOTEBOOK...           run a notebook's released visible tests in the sandbox; exit 1 if one fails
+            [--json] [--sandbox required|preferred]
   regrade-check ASSIGNMENT STUDENT [CELL]
                                   run a student's test cells again as graded (same seeds), show CELL
 """
@@ -93,6 +94,9 @@ def main(argv=None):
     p = sub.add_parser("check")
     p.add_argument("notebooks", nargs="+")
     p.add_argument("--timeout", type=int, default=None, help="CPU seconds per cell (default: nbgrader_config.py)")
+    p.add_argument("--json", action="store_true", help="one line of JSON: each notebook's report (the Validate button)")
+    p.add_argument("--sandbox", default="required", choices=("required", "preferred"),
+                   help="preferred: where the sandbox cannot start, run without it and say so (default: refuse)")
     p = sub.add_parser("regrade-check")
     p.add_argument("assignment")
     p.add_argument("student")
@@ -153,7 +157,8 @@ def main(argv=None):
             regrade_check(args.course, args.assignment, args.student, args.cell)
         elif args.command == "check":
             from .validate import check
-            return check(args.notebooks, timeout=args.timeout, course=args.course)
+            return check(args.notebooks, timeout=args.timeout, course=args.course, as_json=args.json,
+                         sandbox=args.sandbox)
     except CourseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -19,6 +19,7 @@ answers graded by hand remain; a lecture (no tests) has nothing to check.
 ``nbgrader validate`` prints "VALIDATION FAILED" but exits 0; :func:`check` exits 1 when a
 visible test fails or an answer graded by hand was left as released.
 """
+import json
 import os
 import re
 import sys
@@ -197,6 +198,9 @@ class CheckReport:
     lecture: bool = False
     exercise: str | None = None
     where: str = ""
+    failures: list = field(default_factory=list)       # [{grade_id, message, test, traceback}] of failing tests
+    error: str | None = None                           # why the notebook could not be checked at all
+    unsandboxed: str | None = None                     # why the student's code ran without the sandbox
 
     @property
     def passed(self):
@@ -236,11 +240,61 @@ class CheckReport:
         where = f" (the released tests, from {self.where})" if self.where else ""
         return ["", f"Summary{where}:"] + rows + notes + [f"{self.notebook}: {self.headline()}"]
 
+    def status(self):
+        """``"error"`` (not checked), ``"nothing"`` (no tests), ``"passed"`` or ``"failed"``."""
+        if self.error is not None:
+            return "error"
+        if self.lecture:
+            return "nothing"
+        return "passed" if self.passed else "failed"
+
+    def as_dict(self):
+        """The report as plain data (``python -m grading check --json``, the Validate button's dialog).
+
+        ``failures`` lead: each failing test's message (what was expected, what the code
+        returned), its test code and traceback; ``problems`` are the deleted test cells and the
+        answers left as released; ``headline`` is the line ``make check`` ends with; ``notes``
+        say which tests ran and how.
+        """
+        problems = [f"{gid}: this test cell was deleted; it is restored and run when graded" for gid in self.missing]
+        problems += [f"{gid}: not answered yet (graded by hand)" for gid in self.unanswered]
+        notes = [f"The test cell {gid} differs from the released one; the released tests ran (your edits to a "
+                 "test cell are not graded)." for gid in self.edited]
+        if self.tests:
+            notes.append(_LATER if (self.hidden or self.hidden is None or self.by_hand) else _VISIBLE_ONLY)
+        if self.where:
+            notes.append(f"The released tests came from {self.where}.")
+        if self.unsandboxed:
+            notes.append(f"Your code ran without the grading sandbox, which cannot start here ({self.unsandboxed}); "
+                         "autograding runs it inside the sandbox.")
+        return {"notebook": self.notebook, "status": self.status(),
+                "headline": _capitalized(self.error or self.headline()),
+                "tests": [{"grade_id": gid, "passed": msg is None, "message": msg} for gid, msg in self.tests],
+                "failures": list(self.failures), "problems": problems, "notes": notes, "error": self.error}
+
     def __repr__(self):
         return "\n".join(self.lines()).strip("\n")
 
     def _repr_pretty_(self, printer, cycle):
         printer.text(repr(self))
+
+
+_LATER = ("Passing the visible tests is not full marks: the hidden tests and the answers graded by hand "
+          "decide the rest of the grade.")
+_VISIBLE_ONLY = "This notebook has no hidden tests and no answers graded by hand."
+
+# What a failure shows: its message in full up to this many characters, its traceback up to this many.
+MESSAGE_CHARS = 2000
+TRACEBACK_CHARS = 20000
+
+
+def _capitalized(text):
+    return text[:1].upper() + text[1:]
+
+
+def _shortened(text, limit):
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}\n… ({len(text) - limit} more characters)"
 
 
 # -- the check ---------------------------------------------------------------------------
@@ -272,6 +326,19 @@ def _last_line(text):
     return lines[-1].strip() if lines else "failed"
 
 
+NOT_DONE = "not done yet (the function still raises NotImplementedError)"
+
+
+def _whole_message(error):
+    """An error output's message as a student reads it: ``AssertionError: with w = [1, 2], ...`` (ANSI codes out)."""
+    from nbconvert.filters import strip_ansi
+
+    name, value = strip_ansi(str(error.get("ename") or "")).strip(), strip_ansi(str(error.get("evalue") or "")).strip()
+    if name == "StudentCodeError" and value:    # "f(...) raised ValueError: ..."; the student's traceback follows
+        value = value.splitlines()[0].strip()
+    return f"{name}: {value}" if name and value else (name or value or "failed")
+
+
 class CourseValidator(Validator):
     """nbgrader's Validator run by the course's grading engine on the released visible tests.
 
@@ -285,6 +352,7 @@ class CourseValidator(Validator):
     folder = None           # the notebook's files (None: none)
     timeout = None          # seconds per cell in place of the course's (make check --timeout)
     exercise = None         # check the test cells of this exercise only
+    sandbox = None          # the grading.sandbox.Sandbox to run the student's code in (None: the default)
     check_report = None
 
     def limits(self, assignment):
@@ -295,6 +363,8 @@ class CourseValidator(Validator):
         return limits.replace(timeout=self.timeout) if self.timeout is not None else limits
 
     def validate(self, filename):
+        from nbconvert.filters import strip_ansi
+
         from .engine import execute_submission
         from .exporters import exercise_of
 
@@ -330,7 +400,7 @@ class CourseValidator(Validator):
         with utils.setenv(NBGRADER_VALIDATING="1", NBGRADER_EXECUTION="validate"):
             executed, result = execute_submission(nb, files=self.folder, tests=tests, setups=released.setups,
                                                   assignment=assignment, withheld=_withheld_for(path, self.course),
-                                                  limits=self.limits(assignment), log=self.log)
+                                                  limits=self.limits(assignment), sandbox=self.sandbox, log=self.log)
         if not result.graded:
             raise RuntimeError(result.reason)
         failed = []
@@ -342,17 +412,22 @@ class CourseValidator(Validator):
                 message = None
                 if errors:
                     message = _last_line(errors[0].get("evalue") or errors[0].get("ename"))
+                    whole = _whole_message(errors[0])
                     if message.rstrip(":") in ("NotImplementedError", "StudentCodeError") or \
                             "raised NotImplementedError" in message:
-                        message = "not done yet (the function still raises NotImplementedError)"
-                    failed.append({"source": cell.source.strip(), "raw_error": self._extract_error(cell),
-                                   "error": self._extract_error(cell)})
+                        message = whole = NOT_DONE
+                    raw = self._extract_error(cell)
+                    failed.append({"grade_id": gid, "source": cell.source.strip(), "raw_error": raw, "error": raw})
+                    report.failures.append({"grade_id": gid, "message": _shortened(whole, MESSAGE_CHARS),
+                                            "test": cell.source.strip(),
+                                            "traceback": _shortened(strip_ansi(raw).strip(), TRACEBACK_CHARS)})
                 report.tests.append((gid, message))
             elif self.exercise is None and is_graded_by_hand(cell):
                 score, _ = utils.determine_grade(cell, self.log)
                 if score == 0:
                     report.unanswered.append(gid)
-                    failed.append({"source": cell.source.strip(), "raw_error": "You did not provide a response.",
+                    failed.append({"grade_id": gid, "source": cell.source.strip(),
+                                   "raw_error": "You did not provide a response.",
                                    "error": "You did not provide a response."})
         return {"failed": failed} if failed else {}
 
@@ -412,12 +487,12 @@ def _validator(course, folder, *, timeout=None, exercise=None, stream=None):
     return validator
 
 
-def check(notebooks, *, timeout=None, stream=None, course="."):
+def check(notebooks, *, timeout=None, stream=None, course=".", as_json=False, sandbox="required"):
     """Check notebooks against their released visible tests; return 0 when all pass, 1 otherwise (2: bad input).
 
     The student's cells run in the grading sandbox (:mod:`grading.sandbox`), as when the
     notebook is autograded; where the sandbox cannot start the check refuses, unless
-    ``GRADING_SANDBOX=off``.
+    ``GRADING_SANDBOX=off`` or ``sandbox="preferred"``.
 
     Parameters
     ----------
@@ -429,45 +504,87 @@ def check(notebooks, *, timeout=None, stream=None, course="."):
         Where the report goes (default: stdout).
     course : path
         The course directory (default: the current directory): where the released tests are.
+    as_json : bool
+        Write one line of JSON instead of the text report: a list with each notebook's
+        :meth:`CheckReport.as_dict` (the Validate button's server reads it).
+    sandbox : {"required", "preferred"}
+        ``"preferred"``: where the sandbox cannot start, run the student's code without it (in
+        the account running the check, as a student's own kernel does) and say so in the
+        report; the Validate button of a student's own JupyterLab does this.
     """
     from .sandbox import Sandbox, SandboxError
 
+    if sandbox not in ("required", "preferred"):
+        raise ValueError(f"sandbox={sandbox!r}: expected 'required' or 'preferred'")
     stream = stream or sys.stdout
+    reports, box, unsandboxed = [], None, None
     try:
         Sandbox().check()
     except SandboxError as exc:
-        print(f"error: not checking: {exc}", file=sys.stderr)
-        return 2
+        if sandbox == "required":
+            if as_json:
+                print(json.dumps([CheckReport(notebook=str(p), error=f"not checking: {exc}").as_dict()
+                                  for p in notebooks]), file=stream)
+            else:
+                print(f"error: not checking: {exc}", file=sys.stderr)
+            return 2
+        box, unsandboxed = Sandbox(mode="off"), _first_sentence(str(exc))
     try:
         course = Course(course)
     except CourseError:
         course = None
     worst = 0
-    for path in notebooks:
-        if not Path(path).is_file():
-            print(f"error: no notebook at {path}", file=sys.stderr)
-            worst = 2
-            continue
-        validator = _validator(course, Path(path).resolve().parent, timeout=timeout, stream=stream)
-        try:
-            results = validator.validate(str(path))
-        except CourseError as exc:
-            print(f"{path}: could not be checked: {exc}", file=stream)
-            worst = max(worst, 1)
-            continue
-        except Exception as exc:  # broken file, a process that cannot start ...
-            print(f"{path}: could not be checked: {type(exc).__name__}: {exc}", file=stream)
-            worst = max(worst, 1)
-            continue
-        failed = results.get("failed", [])
-        if failed:
-            validator._print_num_failed(len(failed))
-            for cell in failed:
-                validator._print_error(cell["source"], cell["raw_error"])
-        report = validator.check_report
-        print("\n".join(report.lines()), file=stream)
-        worst = max(worst, 0 if report.passed or report.lecture else 1)
+    quiet = open(os.devnull, "w") if as_json else None
+    try:
+        for path in notebooks:
+            if not Path(path).is_file():
+                reports.append(CheckReport(notebook=str(path), error=f"no notebook at {path}"))
+                if not as_json:
+                    print(f"error: no notebook at {path}", file=sys.stderr)
+                worst = 2
+                continue
+            validator = _validator(course, Path(path).resolve().parent, timeout=timeout, stream=quiet or stream)
+            validator.sandbox = box
+            try:
+                results = validator.validate(str(path))
+            except CourseError as exc:
+                reports.append(CheckReport(notebook=str(path), error=f"could not be checked: {exc}"))
+                worst = max(worst, 1)
+                if not as_json:
+                    print(f"{path}: could not be checked: {exc}", file=stream)
+                continue
+            except Exception as exc:  # broken file, a process that cannot start ...
+                reports.append(CheckReport(notebook=str(path),
+                                           error=f"could not be checked: {type(exc).__name__}: {exc}"))
+                worst = max(worst, 1)
+                if not as_json:
+                    print(f"{path}: could not be checked: {type(exc).__name__}: {exc}", file=stream)
+                continue
+            report = validator.check_report
+            report.unsandboxed = unsandboxed
+            reports.append(report)
+            worst = max(worst, 0 if report.passed or report.lecture else 1)
+            if as_json:
+                continue
+            failed = results.get("failed", [])
+            if failed:
+                validator._print_num_failed(len(failed))
+                for cell in failed:
+                    validator._print_error(cell["source"], cell["raw_error"])
+            print("\n".join(report.lines()), file=stream)
+            if unsandboxed:
+                print(f"note: your code ran without the grading sandbox ({unsandboxed})", file=stream)
+    finally:
+        if quiet is not None:
+            quiet.close()
+    if as_json:
+        print(json.dumps([r.as_dict() for r in reports]), file=stream)
     return worst
+
+
+def _first_sentence(text):
+    first = str(text).strip().split(". ")[0].strip().rstrip(".")
+    return first or "the sandbox cannot start"
 
 
 def check_exercise(exercise=None, *, notebook=None, timeout=None):

@@ -1,11 +1,13 @@
-"""The Validate button's server side: nbgrader's own handler, with each failure led by the test's message.
+"""The Validate buttons of nbgrader's Assignment List: nbgrader's own handler, each failure led by the test's message.
 
-nbgrader's dialog shows, for every failing cell, the cell's code and then the whole
+The Validate button of a notebook's toolbar is the course's (``grading/validate_service.py``).
+The Assignment List (in ``make lab-instructor``) still has nbgrader's Validate button for each
+fetched notebook, whose dialog shows, for every failing cell, the cell's code and then the whole
 traceback, whose last line (what the test expected, what came back) is the one a student
-needs. This server extension answers the button's request (``/assignments/validate``) with
+needs. This server extension answers that button's request (``/assignments/validate``) with
 nbgrader's handler and validator unchanged, and reorders each failure it reports: the
 test's message first, then the test cell and the traceback. It takes the place of
-``nbgrader.server_extensions.validate_assignment`` in ``jupyter/*/jupyter_server_config.json``.
+``nbgrader.server_extensions.validate_assignment`` in ``jupyter/instructor/jupyter_server_config.json``.
 """
 import html
 import re
@@ -58,7 +60,7 @@ def _jupyter_server_extension_points():
 def _load_jupyter_server_extension(serverapp):
     from jupyter_server.utils import url_path_join
 
-    serverapp.log.info("Loading the course's Validate button (nbgrader's, failures led by their message)")
+    serverapp.log.info("Loading nbgrader's Validate handler for the Assignment List (failures led by their message)")
     webapp = serverapp.web_app
     webapp.settings["root_dir"] = serverapp.root_dir
     handlers = [(pattern, ValidateAssignmentHandler if handler is _nbgrader.ValidateAssignmentHandler else handler)

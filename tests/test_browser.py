@@ -3,8 +3,9 @@
 A headless Chromium drives ``make lab`` (students) and ``make lab-instructor`` started on
 a temporary copy of the course (tests/labdriver.py): every lecture notebook is run with
 *Run All Cells*, every widget on the page must render and answer its sliders and buttons
-with a new figure and new numbers; the Validate button must name the failing cells of an
-untouched assignment and pass the reference solution; students must not see nbgrader's
+with a new figure and new numbers; the Validate button (the course's own) must lead with
+each failing test's message, shown as text, say how many visible tests passed and what is
+graded later, and that a lecture has nothing to check; students must not see nbgrader's
 instructor tools, instructors must, and the Formgrader must show the autograded scores.
 
 Without a Chromium these tests are skipped with a note on how to install one
@@ -98,48 +99,119 @@ def test_lecture_runs_in_jupyterlab_and_its_widgets_respond(path, student_lab, n
                 assert r["text"], f"{what}: the numbers shown did not change"
 
 
+WORK = f"student-work/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"   # a student's copy, in a folder named after its assignment
+
+
 def validation_dialog(page, notebook_path, lab):
-    """Open a notebook, press Validate, and return the dialog's message element."""
-    ld.open_notebook(page, lab, notebook_path, kernel=False)  # nbgrader validates in its own kernel
+    """Open a notebook, press Validate, and return the dialog's message element (once the check has answered)."""
+    ld.open_notebook(page, lab, notebook_path, kernel=False)  # the check runs in processes of its own
     button = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .validate-button")
-    expect(button, "no Validate button in the notebook's toolbar").to_have_count(1)  # waits for the toolbar
-    button.click()
+    expect(button, "no Validate button, or more than one, in the notebook's toolbar").to_have_count(1)
+    button.locator("button").click()
     expect(page.locator(".jp-Dialog .jp-Dialog-header")).to_contain_text("Validation Results")
     return page.locator(".jp-Dialog #validation-message")
 
 
-def test_validate_names_every_failing_cell_of_an_untouched_assignment(student_lab, new_page):
-    released = nbformat.read(student_lab.course / RELEASED, as_version=4)
-    tests = {grade_id(c): c.source.strip() for c in released.cells
-             if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")}
+def students_copy(lab, nb, path=WORK):
+    """Save ``nb`` where a student works on it (not release/, which is the course's)."""
+    (lab.course / path).parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, lab.course / path)
+    return path
+
+
+def released(lab):
+    return nbformat.read(lab.course / RELEASED, as_version=4)
+
+
+def visible_test_ids(nb):
+    return [grade_id(c) for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")]
+
+
+def headline(message):
+    return message.locator(".course-validate-headline").text_content().strip()
+
+
+def test_validate_names_every_failing_test_of_an_untouched_assignment_message_first(student_lab, new_page):
+    nb = released(student_lab)
+    tests, written = visible_test_ids(nb), written_answer_ids(nb)
     assert tests, "the released assignment has no test cells"
-    written = written_answer_ids(released)   # answers graded by hand: Validate says they are missing
-    # the student's working copy, where the README says to work
+    # the student's working copy, where the guide says to work (make lab made it)
     message = validation_dialog(new_page(student_lab), WORKING, student_lab)
     assert "validation-failed" in message.get_attribute("class")
+    failures = message.locator(".course-validate-failure")
+    expect(failures).to_have_count(len(tests))
+    # each failure leads with what went wrong, then names its test cell; its code and traceback are folded
+    for k, gid in enumerate(tests):
+        item = failures.nth(k)
+        first = item.locator(":scope > *").first
+        assert "course-validate-message" in first.get_attribute("class"), item.inner_html()[:500]
+        assert first.text_content().strip() and not first.text_content().lstrip().startswith(('"""', "import")), \
+            first.text_content()
+        assert item.locator(".course-validate-test").text_content() == f"test cell {gid}"
+        assert not item.locator("details").evaluate("d => d.open")
+    assert "not done yet (the function still raises NotImplementedError)" in failures.first.text_content()
+    problems = message.locator(".course-validate-problems li").all_text_contents()
+    assert [p.split(":")[0] for p in problems] == written and all("not answered yet" in p for p in problems), problems
+    line = headline(message)
+    assert line.startswith(f"0 of {len(tests)} visible test cells passed;") and line.endswith("graded later"), line
+    assert "all the tests" not in message.text_content() and "Success" not in message.text_content()
+
+
+def test_validate_on_a_solved_assignment_says_what_it_checked_and_what_is_graded_later(student_lab, new_page):
+    nb = released(student_lab)
+    tests = visible_test_ids(nb)
+    solved = with_written_answers(fill(nb, reference_bodies(ASSIGNMENT)))
+    message = validation_dialog(new_page(student_lab), students_copy(student_lab, solved), student_lab)
+    assert "validation-passed" in message.get_attribute("class"), message.text_content()[:2000]
+    source = nbformat.read(student_lab.course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    hidden = sum("### BEGIN HIDDEN TESTS" in c.source for c in source.cells if grade_id(c) in tests)
+    by_hand = len(written_answer_ids(nb))
+    assert hidden and by_hand, "the reference assignment should hold hidden tests and a question graded by hand"
+    expected = (f"{len(tests)} of {len(tests)} visible test cells passed; {hidden} more tests and "
+                f"{by_hand} question{'s' if by_hand > 1 else ''} are graded later")
+    assert headline(message) == expected
     text = message.text_content()
-    assert text.count("The following cell failed:") == len(tests) + len(written), text[:2000]
-    assert text.count("You did not provide a response") == len(written), text[:2000]
-    # every test cell fails on the stubs, and each is shown with its source
-    shown = [t.strip() for t in message.locator("pre").all_text_contents()]
-    for gid, source in tests.items():
-        assert any(source.splitlines()[0] in s for s in shown), f"failing test cell {gid} is not named"
-    # each failure leads with what went wrong: the first block under "The following cell failed:" is the message
-    firsts = message.evaluate("""m => [...m.querySelectorAll('p')].filter(p => p.textContent.includes('cell failed'))
-                                   .map(p => (p.parentElement.nextElementSibling || {}).textContent || '')""")
-    assert len(firsts) == len(tests) + len(written)
-    assert all(re.match(r"(\w+Error: \S|You did not provide)", f.strip()) for f in firsts), firsts
-    assert "NotImplementedError: not done yet" in text
+    assert "all the tests" not in text and "Success" not in text, text
+    assert "not full marks" in text
+    assert message.locator(".course-validate-failure").count() == 0
 
 
-def test_validate_passes_the_reference_solution(student_lab, new_page):
-    released = nbformat.read(student_lab.course / RELEASED, as_version=4)
-    solved = with_written_answers(fill(released, reference_bodies(ASSIGNMENT)))
-    path = f"my-assignments/{ASSIGNMENT}/{ASSIGNMENT}-solved.ipynb"
-    nbformat.write(solved, student_lab.course / path)
-    message = validation_dialog(new_page(student_lab), path, student_lab)
-    assert "validation-success" in message.get_attribute("class"), message.text_content()[:2000]
-    assert "Success! Your notebook passes all the tests." in message.text_content()
+def test_validate_leads_with_the_failing_tests_message_shown_as_text(student_lab, new_page):
+    """One wrong function and one that raises with markup in its message: each failure starts with its message,
+    and the markup (the student's output) is shown as text, never run or rendered."""
+    page = new_page(student_lab)
+    payload = "<img src=x onerror=\"window.__validate_markup_ran = 1\"><b>bold</b>"
+    wrong = dict(reference_bodies(ASSIGNMENT))
+    wrong["radius-solution"] = "return 0.5\n"
+    wrong["bound-solution"] = f"raise ValueError({payload!r})\n"
+    nb = with_written_answers(fill(released(student_lab), wrong))
+    path = students_copy(student_lab, nb, f"student-work-wrong/{ASSIGNMENT}/{ASSIGNMENT}.ipynb")
+    message = validation_dialog(page, path, student_lab)
+    assert "validation-failed" in message.get_attribute("class")
+    failures = message.locator(".course-validate-failure")
+    expect(failures).to_have_count(2)
+    first = failures.nth(0).locator(".course-validate-message").text_content()
+    assert first.startswith("AssertionError: ") and "radius" in first and "0.5" in first, first
+    assert failures.nth(0).locator(".course-validate-test").text_content().startswith("test cell radius-")
+    second = failures.nth(1).locator(".course-validate-message").text_content()
+    assert payload in second, second                      # the markup, as text
+    assert message.locator("img, b").count() == 0         # ... and no element made from it
+    assert page.evaluate("() => window.__validate_markup_ran === undefined")
+    # the first thing the dialog says is the first failure's message
+    assert message.text_content().lstrip().startswith(first.strip())
+    tests = visible_test_ids(nb)
+    assert headline(message).startswith(f"{len(tests) - 2} of {len(tests)} visible test cells passed;")
+    # the test's code and traceback are one click away
+    failures.nth(0).locator("summary").click()
+    expect(failures.nth(0).locator("pre.course-validate-code")).to_contain_text("radius(")
+
+
+def test_validate_on_a_lecture_says_there_is_nothing_to_check(student_lab, new_page):
+    message = validation_dialog(new_page(student_lab), LECTURES[0], student_lab)
+    assert "validation-nothing" in message.get_attribute("class")
+    assert "there is nothing to check" in headline(message)
+    assert "passed" not in message.text_content() and "Success" not in message.text_content()
 
 
 def nbgrader_menu(page):

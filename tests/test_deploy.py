@@ -19,7 +19,8 @@ failed, and its checks):
 4. students fetch, fill in and submit; the hostile student, from her kernel, tries to read
    and write what is not hers, squat the exchange, plant a submission under a classmate's
    name and a forged future-dated one under her own, and searches the disk for the solutions;
-   the Validate button runs with the course's grading settings;
+   the Validate button runs with the course's grading settings, the course's own button and
+   its check in her JupyterLab, none in the shared Formgrader;
 5. isolation over HTTP (tokens, servers, the Formgrader service), from a shell, and of the
    kernels' channels; a page her server serves, opened by the logged-in TA, tries his terminal,
    kernel and files;
@@ -924,6 +925,28 @@ def test_validate_on_the_hub_uses_the_courses_grading_settings(d, check):
     p = d["shell"].run(["python", "-c", VALIDATE_LIMIT], user=PARTIAL, cwd=home / ASSIGNMENT, check=False)
     check(f"Validate's cell limit for {ASSIGNMENT} is the course's 3 s, not nbgrader's 30 s",
           p.stdout.strip() == "3", (p.stdout + p.stderr)[-400:])
+    # the course's Validate button (jupyter/labextensions/, grading/validate_service.py) in her JupyterLab
+    page = bea.server("GET", "/lab").text
+    try:
+        config = json.loads(page.split('id="jupyter-config-data"', 1)[1].split(">", 1)[1].split("</script>", 1)[0])
+    except (IndexError, ValueError):
+        config = {}
+    check("her JupyterLab serves the course's Validate button and turns nbgrader's off",
+          "ml-foundations-validate" in {e.get("name") for e in config.get("federated_extensions", [])}
+          and "@jupyter/nbgrader:validate-assignment" in config.get("disabledExtensions", []), page[-600:])
+    t = time.monotonic()
+    r = bea.server("POST", "/course/validate", json={"path": f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"})
+    d["times"]["the course's Validate on the hub"] = time.monotonic() - t
+    report = r.json() if r.status_code == 200 else {}
+    print(f"  the course's Validate on the hub: {report.get('headline', r.text[:300])}")
+    check("the course's Validate says how many visible tests passed and what is graded later",
+          report.get("status") in ("passed", "failed") and "visible test cells passed" in report.get("headline", "")
+          and "graded later" in report.get("headline", "") and "all the tests" not in r.text, r.text[:800])
+    # (a GET: 405 where the service is, 404 where it is not)
+    mine, shared = bea.server("GET", "/course/validate"), d["people"][TA].server(
+        "GET", "/course/validate", prefix="/services/formgrader")
+    check("the shared Formgrader (the course account) has no Validate service",
+          mine.status_code == 405 and shared.status_code == 404, f"{mine.status_code} {shared.status_code}")
 
 
 VALIDATE_LIMIT = """
@@ -1324,6 +1347,8 @@ def test_a_ta_grades_without_the_instructors_password(d, check, request):
         (course / "quarantined-submissions.txt").write_text("".join(n + "\n" for n in sorted(quarantine)))
 
     set_aside()
+    # what the race collected came from that entry: the grader removes it, as the hosting guide says
+    shutil.rmtree(course / "submitted" / HOSTILE, ignore_errors=True)
     # the whole class
     p = sh.run(["nbgrader", "collect", ASSIGNMENT], user=TA, cwd=course, check=False)
     log = p.stdout + p.stderr

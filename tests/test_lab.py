@@ -79,13 +79,14 @@ def test_widget_and_nbgrader_extensions_are_served(lab):
     served = {ext["name"] for ext in config.get("federated_extensions", [])}
     assert "@jupyter-widgets/jupyterlab-manager" in served, served
     assert "@jupyter/nbgrader" in served, served
-    # the Validate button's server side answers (the course's handler); the Assignment List's does not:
-    # in a clone of the course the assignments come as copies in my-assignments/ (make lab)
-    status, body = get(f"{base}/nbgrader_version?version={__import__('nbgrader').__version__}", token)
-    assert status == 200 and json.loads(body)["success"]
-    with pytest.raises(urllib.error.HTTPError) as err:
-        get(f"{base}/assignments?course_id=ml-foundations", token)
-    assert err.value.code == 404
+    # neither nbgrader's Validate handler (the course's takes its place: test_students_get_no_instructor_tools)
+    # nor the Assignment List's answers: in a clone of the course the assignments come as copies in
+    # my-assignments/ (make lab)
+    for address in (f"nbgrader_version?version={__import__('nbgrader').__version__}",
+                    "assignments?course_id=ml-foundations"):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            get(f"{base}/{address}", token)
+        assert err.value.code == 404, address
     assert (ROOT / "my-assignments" / "ps1_perceptron" / "ps1_perceptron.ipynb").is_file()
 
 
@@ -156,9 +157,21 @@ def test_course_lib_imports_in_a_notebook_kernel(lab):
 # --- students and instructors (make lab / make lab-instructor) ------------------------
 INSTRUCTOR_PLUGINS = {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
                       "@jupyter/nbgrader:course-list"}
-STUDENT_PLUGINS = {"@jupyter/nbgrader:validate-assignment"}
 ASSIGNMENT_LIST = "@jupyter/nbgrader:assignment-list"   # off for students: no exchange behind a clone
 NEWS = "@jupyterlab/apputils-extension:announcements"      # JupyterLab's news pop-up: off in both modes
+# The course's Validate button (jupyter/labextensions/) takes the place of nbgrader's in both modes.
+COURSE_VALIDATE, NBGRADER_VALIDATE = "ml-foundations-validate", "@jupyter/nbgrader:validate-assignment"
+
+
+def assert_the_course_validates(config, base, token):
+    """The course's Validate button is served, nbgrader's is off, and its server side answers."""
+    assert COURSE_VALIDATE in {ext["name"] for ext in config.get("federated_extensions", [])}
+    assert NBGRADER_VALIDATE in config.get("disabledExtensions", [])
+    req = urllib.request.Request(f"{base}/course/validate", data=b'{"path": "no-such.ipynb"}', method="POST",
+                                 headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(req, timeout=30)
+    assert err.value.code == 404 and b"no notebook at no-such.ipynb" in err.value.read()
 
 
 def page_config(base, token):
@@ -168,11 +181,12 @@ def page_config(base, token):
 
 def test_students_get_no_instructor_tools(lab):
     base, token = lab
-    disabled = set(page_config(base, token).get("disabledExtensions", []))
+    config = page_config(base, token)
+    disabled = set(config.get("disabledExtensions", []))
     assert INSTRUCTOR_PLUGINS <= disabled, disabled
     assert ASSIGNMENT_LIST in disabled, disabled
-    assert not STUDENT_PLUGINS & disabled, disabled
     assert NEWS in disabled
+    assert_the_course_validates(config, base, token)
     with pytest.raises(urllib.error.HTTPError) as err:
         get(f"{base}/formgrader", token)
     assert err.value.code == 404
@@ -182,8 +196,14 @@ def test_instructors_get_formgrader_and_create_assignment(tmp_path):
     from labdriver import running_lab  # starts `make lab-instructor` on a copy of the course
 
     with running_lab("instructor", tmp_path) as server:
-        disabled = set(page_config(server.base, server.token).get("disabledExtensions", []))
-        assert not (INSTRUCTOR_PLUGINS | STUDENT_PLUGINS | {ASSIGNMENT_LIST}) & disabled, disabled
+        config = page_config(server.base, server.token)
+        disabled = set(config.get("disabledExtensions", []))
+        assert not (INSTRUCTOR_PLUGINS | {ASSIGNMENT_LIST}) & disabled, disabled
         assert NEWS in disabled
+        assert_the_course_validates(config, server.base, server.token)
+        # the Assignment List's Validate buttons keep nbgrader's handler (grading.validate_button)
+        status, body = get(f"{server.base}/nbgrader_version?version={__import__('nbgrader').__version__}",
+                           server.token)
+        assert status == 200 and json.loads(body)["success"]
         status, body = get(f"{server.base}/formgrader", server.token)
         assert status == 200 and "Manage Assignments" in body

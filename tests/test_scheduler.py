@@ -394,12 +394,17 @@ def test_ctrl_c_loses_only_what_was_in_flight_and_a_rerun_continues(tmp_path):
     import termios
     import threading
 
+    import nbformat
+
     course = make_course(tmp_path)
     released = released_notebook(course)
     ref = reference_bodies()
     students = [f"s{i}" for i in range(6)]
-    for s in students:
-        submit(course, s, fill(released, ref))
+    for k, s in enumerate(students):
+        nb = fill(released, ref)
+        if k >= 2:      # the last four wait a while at their end (no CPU time), so the interrupt finds them in flight
+            nb.cells.append(nbformat.v4.new_code_cell("import time\ntime.sleep(4)"))
+        submit(course, s, nb)
     cmd = [sys.executable, "-m", "grading", "--course", str(course), "autograde", ASSIGNMENT,
            "--timeout", str(TIMEOUT), "--jobs", "2"]
     # stderr on a terminal, so that the run draws its progress bar ("ps1_perceptron: 2/6 |"): the

@@ -69,15 +69,22 @@ def test_the_summary_says_what_was_checked_and_what_is_graded_later(course, tmp_
     assert last.endswith("12 of 12 visible test cells passed; 12 more tests and 1 question are graded later"), last
     assert "all the tests" not in out.stdout and "Success" not in out.stdout
     # a wrong quiz answer passes its visible test (1 to 4): the summary does not claim more than that
+    # (asked as the Validate button asks: --json)
     wrong = with_written_answers(fill(_released(course), dict(REF, **{"funtime1-answer": "answer_1 = 2"})))
-    out = _check(_save(wrong, tmp_path / "wrong" / ASSIGNMENT), course)
-    assert out.returncode == 0 and "graded later" in out.stdout.strip().splitlines()[-1]
+    out = _check(_save(wrong, tmp_path / "wrong" / ASSIGNMENT), course, "--json")
+    report = _report(out)
+    assert out.returncode == 0 and report["status"] == "passed", report
+    assert report["headline"] == "12 of 12 visible test cells passed; 12 more tests and 1 question are graded later"
+    assert report["failures"] == [] and report["problems"] == [] and "all the tests" not in json.dumps(report)
 
 
 def test_a_lecture_has_nothing_to_check():
     out = _check(ROOT / "notebooks" / "02-2-pla.ipynb", ROOT)
     assert out.returncode == 0, out.stderr
     assert "there is nothing to check" in out.stdout and "passed" not in out.stdout
+    lecture = _report(_check(ROOT / "notebooks" / "02-2-pla.ipynb", ROOT, "--json"))
+    assert lecture["status"] == "nothing" and lecture["headline"].startswith("This notebook has no tests")
+    assert lecture["headline"].endswith("there is nothing to check")
 
 
 def test_a_notebook_edited_in_place_in_release_is_checked_against_the_course_s_own_version(course, tmp_path):
@@ -138,3 +145,54 @@ def test_the_summary_reads_in_the_singular_and_the_plural():
     unknown = CheckReport("nb", tests=[("a-b", None)], hidden=None, by_hand=1)
     assert unknown.headline().endswith("the hidden tests these cells may hold and 1 question are graded later")
     assert json.dumps(CheckReport("nb", lecture=True).passed) == "false"
+
+
+# -- python -m grading check --json: the report the Validate button shows -----------------------------
+def _report(out):
+    reports = json.loads(out.stdout.strip().splitlines()[-1])
+    assert isinstance(reports, list) and len(reports) == 1, out.stdout[-2000:]
+    return reports[0]
+
+
+def test_the_json_report_leads_with_each_failing_tests_message(course, tmp_path):
+    """What the Validate dialog shows first: the message of each failing test (what was expected, what came back),
+    in notebook order, then the test's code and traceback; the written answer left as released is a problem."""
+    answers = dict(REF, **{"radius-solution": "return 0.5\n",
+                           "bound-solution": "raise ValueError('rho must be positive\\nsecond line')\n"})
+    path = _save(fill(_released(course), answers), tmp_path / "two-wrong" / ASSIGNMENT)
+    out = _check(path, course, "--json")
+    assert out.returncode == 1, out.stderr[-2000:]
+    report = _report(out)
+    assert report["status"] == "failed"
+    assert report["headline"] == "10 of 12 visible test cells passed; 12 more tests and 1 question are graded later"
+    assert [f["grade_id"] for f in report["failures"]] == ["radius-longest-example-with-x0",
+                                                           "bound-novikoff-r2-over-rho2"]
+    radius, bound = report["failures"]
+    assert radius["message"].startswith("AssertionError: radius(X) for X = ") and "returned 0.500000" in \
+        radius["message"], radius
+    assert "def " not in radius["message"] and "radius(X_example)" in radius["test"]
+    # a student's exception: the line that names it, not the student's traceback (that is in "traceback")
+    assert bound["message"] == "StudentCodeError: novikoff_bound(...) raised ValueError: rho must be positive", bound
+    assert "second line" in bound["traceback"]
+    assert report["problems"] == ["explain-cosine-bound-on-updates: not answered yet (graded by hand)"]
+    assert any("not full marks" in n for n in report["notes"]) and "\x1b[" not in json.dumps(report)
+    assert "Summary" not in out.stdout                             # JSON only
+
+
+def test_where_the_sandbox_cannot_start_validate_runs_without_it_and_says_so_make_check_refuses(course, tmp_path):
+    """No bwrap on PATH (macOS, say): --sandbox preferred (a student's Validate button) checks and says it ran
+    without the sandbox; the default (make check, an instructor's Validate) refuses, naming the cause."""
+    path = _save(fill(_released(course), dict(REF, **{"radius-solution": "return 0.5\n"})), tmp_path / "nb" / ASSIGNMENT)
+    empty = tmp_path / "no-tools"
+    empty.mkdir()
+    env = dict(os.environ, PATH=str(empty))
+    run = lambda *extra: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "grading", "check", str(path), "--json", *extra], capture_output=True, text=True,
+        cwd=course, env=env)
+    refused = _report(run())
+    assert refused["status"] == "error" and "`bwrap` is not installed" in refused["error"], refused
+    checked = run("--sandbox", "preferred")
+    report = _report(checked)
+    assert checked.returncode == 1 and report["status"] == "failed", report
+    assert [f["grade_id"] for f in report["failures"]] == ["radius-longest-example-with-x0"]
+    assert any("without the grading sandbox" in n and "bwrap" in n for n in report["notes"]), report["notes"]

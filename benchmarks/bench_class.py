@@ -176,7 +176,7 @@ def main(n=None, plain_n=None):
     warnings.filterwarnings("ignore")
     from grading_helpers import fill, make_course, reference_bodies, submit
 
-    from grading.scheduler import default_jobs
+    from grading.executors import default_jobs
 
     n = int(n or os.environ.get("BENCH_CLASS_SIZE", 300))
     plain_n = int(plain_n or os.environ.get("BENCH_PLAIN_SIZE", min(30, n)))

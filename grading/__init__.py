@@ -24,8 +24,10 @@ this package adds what a fair and tamper-proof grade needs on top of it:
 * :mod:`grading.autograde` — new and changed submissions graded, failures (a submission
   that cannot start, a broken file, a linked folder) reported by name and kept apart from a
   score of 0;
-* :mod:`grading.scheduler` — what is graded again (by content), submissions run in parallel
-  on local processes or a Dask cluster, one writer of the gradebook;
+* :mod:`grading.plan` — what is graded again (by content); :mod:`grading.executors` — where
+  submissions run (in parallel on local processes or a Dask cluster); :mod:`grading.jobs` — one
+  submission as a job, its results handed to nbgrader's Autograde in ``resources`` (one writer
+  of the gradebook);
 * :mod:`grading.classrun` — the record of each submission's grading, written the same way by
   every path (nbgrader's Autograde plug-ins), and what changed since a grader's work;
   :mod:`grading.status` — those records, typed; :mod:`grading.gradebook` — the one door to

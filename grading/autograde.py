@@ -7,7 +7,7 @@ valid JSON and later exports it as 0.0; it does not restore deleted test cells u
 to. Here every run
 
 1. chooses the submissions to grade: new or changed ones by content (or one student, or
-   all), see :mod:`grading.scheduler`; a submission withdrawn from ``submitted/`` loses its
+   all), see :mod:`grading.plan`; a submission withdrawn from ``submitted/`` loses its
    automatic grades; grades given by hand are never removed,
 2. brings the gradebook's copy of the assignment (and its hidden tests) up to date with
    ``source/`` — so it works on a fresh clone with no gradebook,
@@ -32,6 +32,9 @@ from nbconvert.exporters import NotebookExporter
 from . import gradebook as gbk
 from .classrun import HOOKS, ClassRun, generate
 from .course import Course, CourseError
+from .executors import JobFailed, make_executor, progress_reporter, run_jobs, timed
+from .jobs import ENGINE_STEP, CourseAutograde, JobMaker, execute_job, read_books, results_of, step_name
+from .plan import plan, submission_digest
 from .sandbox import Sandbox, SandboxError
 from .status import GRADED
 
@@ -169,17 +172,14 @@ def sync_gradebook(course, assignment, logger=None):
 
 def _require_course_engine(cfg):
     """Refuse to grade with a configuration that does not run the course's engine and record its outcome."""
-    steps = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
-             for p in cfg.get("Autograde", {}).get("autograde_preprocessors", [])]
-    if "grading.preprocessors.CourseExecute" not in steps:
-        raise CourseError("nbgrader_config.py does not register the course's grading engine "
-                          "(c.Autograde.autograde_preprocessors must hold grading.preprocessors.CourseExecute): "
-                          "student code would run unsandboxed, so nothing was graded")
     section = cfg.get("Autograde", {})
+    if ENGINE_STEP not in [step_name(p) for p in section.get("autograde_preprocessors", [])]:
+        raise CourseError("nbgrader_config.py does not register the course's grading engine "
+                          f"(c.Autograde.autograde_preprocessors must hold {ENGINE_STEP}): "
+                          "student code would run unsandboxed, so nothing was graded")
     for key, name in HOOKS.items():
         value = section.get(key)
-        value = value if isinstance(value, str) or value is None else f"{value.__module__}.{value.__qualname__}"
-        if value != name:
+        if (step_name(value) if value is not None else None) != name:
             raise CourseError(f"nbgrader_config.py does not register the course's grading record "
                               f"(c.Autograde.{key} must be {name!r}): a submission that cannot be graded would "
                               "be exported as 0, so nothing was graded")
@@ -197,77 +197,67 @@ def _require_gradebook(course):
 class _ClassGrading:
     """``make autograde`` of one assignment: what to grade, each result handed to nbgrader, the summary.
 
-    Execution happens anywhere (a pool, Dask); nbgrader's bookkeeping for one submission at
-    a time happens here, in :meth:`record`, and its outcome is recorded by the plug-ins of
-    :mod:`grading.classrun` (as on every other path).
+    Execution happens anywhere (a pool, Dask: :mod:`grading.executors`); nbgrader's bookkeeping
+    for one submission at a time happens here, in :meth:`record`, through
+    :class:`grading.jobs.CourseAutograde`, which hands the job's notebooks and results to nbgrader's
+    steps in ``resources``; its outcome is recorded by the plug-ins of :mod:`grading.classrun`
+    (as on every other path).
     """
 
     def __init__(self, course, assignment, cfg, logger):
-        from . import scheduler as sched
-
         self.course, self.assignment, self.cfg, self.logger = course, assignment, cfg, logger
         self.run = ClassRun(course, assignment, config=cfg)
         self.notebooks = course.notebooks(assignment)
-        self.finishing = sched.with_precomputed(cfg)
+        self.books = read_books(course.db_url, assignment, self.notebooks)
+        self.jobs = JobMaker(cfg, assignment, books=self.books)
+        self.prepared = {}                 # student -> {notebook: sanitized notebook} of the jobs in flight
         self.database = gbk.identity(course.db_url)
         self.counts = {"graded": 0, "ungraded": 0}
         self.progress = None
 
     def plan(self, students, *, student=None, force=False):
-        from . import scheduler as sched
-
         state = {s: r.to_dict() for s, r in self.run.book.all().items()}
-        digests = {s: sched.submission_digest(self.course.submitted_dir / s / self.assignment) for s in students}
-        todo, unchanged = sched.plan(students, state, digests, self.run.source, student=student, force=force)
+        digests = {s: submission_digest(self.course.submitted_dir / s / self.assignment) for s in students}
+        todo, unchanged = plan(students, state, digests, self.run.source, student=student, force=force)
         for gone in sorted(set(state) - set(students)):           # submission folder removed
             self.run.withdraw(gone)
         return todo, unchanged
 
     def prepare(self, student):
-        from . import scheduler as sched
-
-        job = sched.prepare_job(self.cfg, self.course, self.assignment, student, self.notebooks)
-        for name, spec in job["notebooks"].items():
-            sched._PREPARED[(student, name)] = spec["notebook"]
+        job = self.jobs.make(student, self.notebooks)
+        self.prepared[student] = {name: spec["notebook"] for name, spec in job["notebooks"].items()}
         return job
 
     def _check_gradebook(self, why="the database was removed or replaced, or no longer holds the assignment"):
-        from . import scheduler as sched
-
         if not gbk.holds(self.course.db_url, self.assignment, self.database):
-            raise sched.GradebookGone(why)
+            raise gbk.GradebookGone(why)
 
     def record(self, student, result, error):
         """Hand ``student``'s executed notebooks to nbgrader's Autograde here (one writer of the gradebook)."""
-        from nbgrader.converters import Autograde
         from nbgrader.converters.base import NbGraderException
         from nbgrader.coursedir import CourseDirectory
 
-        from . import scheduler as sched
-
-        for name in self.notebooks:
-            sched._RESULTS[(student, name)] = error if error is not None else (result or {}).get(name, error)
+        prepared = self.prepared.pop(student, {})
         self._check_gradebook()
-        one = copy.deepcopy(self.finishing)            # (Config.merge would share the sections)
+        one = copy.deepcopy(self.cfg)                  # (Config.merge would share the sections)
         one.CourseDirectory.student_id = student
+        converter = CourseAutograde(coursedir=CourseDirectory(config=one), config=one, log=self.logger,
+                                    prepared=prepared, results=results_of(self.notebooks, result, error),
+                                    books=self.books, classrun=self.run)
         try:
             with gbk.quiet():
-                Autograde(coursedir=CourseDirectory(config=one), config=one, log=self.logger).start()
+                converter.start()
         except NbGraderException:
             pass                                       # the reason is in the student's record
-        finally:
-            for name in self.notebooks:
-                sched._RESULTS.pop((student, name), None)
-                sched._PREPARED.pop((student, name), None)
         self._check_gradebook()
         record = self.run.book.read(student)
         if record is None or record.interrupted or record.status is None:   # nbgrader stopped before grading it
             if not gbk.alive(self.course.db_url):
-                raise sched.GradebookGone("the gradebook stopped answering")
+                raise gbk.GradebookGone("the gradebook stopped answering")
             record = self.run.finish(student, failure="nbgrader did not grade it (see autograded/nbgrader.log)")
         if record.status != GRADED and not gbk.alive(self.course.db_url):
-            raise sched.GradebookGone(record.reason)
-        if isinstance(error, sched.JobFailed):
+            raise gbk.GradebookGone(record.reason)
+        if isinstance(error, JobFailed):
             self.run.mark_interrupted(student)          # not the submission's fault: the next run retries it
         self.counts[GRADED if record.status == GRADED else "ungraded"] += 1
         if self.progress is not None:
@@ -287,7 +277,7 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
     """Autograde the new and changed submissions of ``assignment`` in ``submitted/``.
 
     A submission whose files are byte for byte those graded last time (and whose assignment
-    and time limits did not change) is left as it is; see :mod:`grading.scheduler`.
+    and time limits did not change) is left as it is; see :mod:`grading.plan`.
 
     Parameters
     ----------
@@ -325,8 +315,6 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
         Unknown assignment or student, no submission in ``submitted/``, a sandbox that cannot
         start, or a gradebook that stopped answering (what was graded before is kept).
     """
-    from . import scheduler as sched
-
     course = Course(root, overrides)
     course.check_assignment(assignment)
     students = course.submissions(assignment)
@@ -361,20 +349,20 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
     if scheduler:
         from .workers import check_cluster
         check_cluster(scheduler)
-    executor, close, width = sched.make_executor(jobs=jobs, scheduler=scheduler)
-    start = sched.timed()
+    executor, close, width = make_executor(jobs=jobs, scheduler=scheduler)
+    start = timed()
     try:
-        with sched.progress_reporter(len(todo), desc=assignment, bar=progress) as reporter:
+        with progress_reporter(len(todo), desc=assignment, bar=progress) as reporter:
             grading.progress = reporter
 
             def reopen():
                 nonlocal executor, close
                 close()
-                executor, close, _ = sched.make_executor(jobs=jobs)
+                executor, close, _ = make_executor(jobs=jobs)
                 return executor
-            sched.run_jobs(todo, grading.prepare, grading.record, executor=executor, width=width,
-                           work=sched.execute_job, progress=reporter, reopen=None if scheduler else reopen)
-    except sched.GradebookGone as exc:
+            run_jobs(todo, grading.prepare, grading.record, executor=executor, width=width, work=execute_job,
+                     progress=reporter, reopen=None if scheduler else reopen)
+    except gbk.GradebookGone as exc:
         _went_away(course, assignment, grading.counts, str(exc))
     except Exception as exc:
         if gbk.is_database_error(exc):
@@ -382,7 +370,7 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
         raise
     finally:
         close()
-    wall = sched.timed()[0] - start[0]
+    wall = timed()[0] - start[0]
     records = grading.run.book.all()
     status = {s: records[s].to_dict() for s in students if s in records}
     _summary(course, assignment, students, records, echo=echo, wall=wall, unchanged=unchanged,

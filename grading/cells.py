@@ -15,7 +15,7 @@ Examples
 from nbformat import NotebookNode, from_dict
 from nbgrader import utils
 
-__all__ = ["grade_id", "is_test_cell", "is_setup_cell", "is_solution_cell", "is_graded_by_hand", "describe_cell",
+__all__ = ["grade_id", "exercise_of", "is_test_cell", "is_setup_cell", "is_solution_cell", "is_graded_by_hand", "describe_cell",
            "source_of", "has_hidden_tests", "HIDDEN_TESTS"]
 
 HIDDEN_TESTS = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
@@ -44,6 +44,17 @@ def grade_id(cell):
     """The cell's nbgrader ``grade_id`` (a string), or None."""
     gid = _nbgrader(cell).get("grade_id")
     return gid if isinstance(gid, str) else None
+
+
+def exercise_of(grade_id):
+    """The exercise a grade cell belongs to: the part of its ``grade_id`` before the first ``-``.
+
+    Examples
+    --------
+    >>> exercise_of("pla-stops-after-max-updates")
+    'pla'
+    """
+    return grade_id.split("-", 1)[0]
 
 
 def is_test_cell(cell):

@@ -36,8 +36,10 @@ from nbconvert.exporters import NotebookExporter
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from . import gradebook as gbk
+from .cells import exercise_of
 from .course import Course, CourseError
 from .late import Policy, read_extensions
+from .plan import cell_digests, changed_exercises, source_digest, submission_digest
 from .status import GRADED, UNGRADED, StatusBook, StudentStatus
 
 __all__ = ["ClassRun", "RecordingExporter", "RestoreUnchangedTests", "before_autograde", "extension",
@@ -45,17 +47,6 @@ __all__ = ["ClassRun", "RecordingExporter", "RestoreUnchangedTests", "before_aut
 
 HOOKS = {"pre_convert_hook": "grading.classrun.before_autograde",
          "exporter_class": "grading.classrun.RecordingExporter"}
-
-
-def exercise_of(grade_id):
-    """The exercise a grade cell belongs to: the part of its ``grade_id`` before the first ``-``.
-
-    Examples
-    --------
-    >>> exercise_of("pla-stops-after-max-updates")
-    'pla'
-    """
-    return grade_id.split("-", 1)[0]
 
 
 def grading_settings(config, assignment):
@@ -118,9 +109,8 @@ class ClassRun:
     # -- what was graded ------------------------------------------------------------------------
     @property
     def source(self):
-        """Digest of the instructor's version and the grading settings (see :func:`grading.scheduler.source_digest`)."""
+        """Digest of the instructor's version and the grading settings (see :func:`grading.plan.source_digest`)."""
         if self._source is None:
-            from .scheduler import source_digest
             self._source = source_digest(self.course, self.assignment, grading_settings(self.config, self.assignment))
         return self._source
 
@@ -129,7 +119,6 @@ class ClassRun:
 
     # -- the gradebook knows the assignment --------------------------------------------------------
     def source_files_digest(self):
-        from .scheduler import submission_digest
         return submission_digest(self.course.source_dir / self.assignment)
 
     def gradebook_current(self):
@@ -197,8 +186,6 @@ class ClassRun:
         submission's automatic grades are taken out of the gradebook (grades given by hand
         stay) and so is its ``autograded/`` copy.
         """
-        from .scheduler import cell_digests, submission_digest
-
         old = self.book.read(student) or StudentStatus(student)
         if old.missing and not old.interrupted:
             return old                       # recorded as ungraded by begin(): a notebook is missing
@@ -234,10 +221,7 @@ class ClassRun:
         still = [g for g in old.open_review(before)]
         basis = {g: old.review_basis.get(g) for g in still}
         if old.cells:
-            changed = set()
-            for nb in set(old.cells) | set(cells):
-                a, b = old.cells.get(nb, {}), cells.get(nb, {})
-                changed |= {exercise_of(g) for g in set(a) | set(b) if a.get(g) != b.get(g)}
+            changed = changed_exercises(old.cells, cells)
             for gid, mark in before.items():
                 if mark.work is not None and exercise_of(gid) in changed and gid not in basis:
                     still.append(gid)
@@ -355,7 +339,7 @@ def _before_autograde(notebooks):
     if not run.gradebook_current():
         try:
             run.sync_gradebook()
-        except Exception as exc:  # noqa: BLE001 - said in one line; nbgrader then reports the assignment missing
+        except Exception as exc:  # said in one line; nbgrader then reports the assignment missing
             import sys
             print(f"grading: the gradebook could not be brought up to date with source/{assignment} ({exc}); "
                   f"run `make release ASSIGNMENT={assignment}` in {course.root}", file=sys.stderr)
@@ -371,9 +355,12 @@ class RecordingExporter(NotebookExporter):
     """
 
     def _run(self, assignment):
+        converter = self.parent
+        given = getattr(converter, "classrun", None)        # a class run's own (grading.jobs.CourseAutograde)
+        if given is not None and given.assignment == assignment:
+            return given
         runs = self.__dict__.setdefault("_course_runs", {})
         if assignment not in runs:
-            converter = self.parent
             course = Course(converter.coursedir.root)
             runs[assignment] = ClassRun(course, assignment, config=converter.config)
         return runs[assignment]
@@ -411,31 +398,26 @@ class RestoreUnchangedTests(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         from nbformat import from_dict
-        from nbgrader.api import MissingEntry
         from nbgrader.preprocessors import ClearHiddenTests
 
-        info = resources.get("nbgrader", {})
-        with gbk.open_url(info["db_url"]) as gb:
-            try:
-                book = gb.find_notebook(info["notebook"], info["assignment"])
-            except MissingEntry:
-                return nb, resources
-            locked = {c.name: (c.source, c.checksum, c.cell_type) for c in book.source_cells if c.locked}
+        from .preprocessors import source_notebook
+
+        book = source_notebook(resources)
+        if book is None:
+            return nb, resources
+        locked = book.locked()
         clear = ClearHiddenTests(config=self.config)
         for cell in nb.cells:
             nbg = cell.get("metadata", {}).get("nbgrader")
             gid = nbg.get("grade_id") if isinstance(nbg, dict) else None
-            if gid not in locked:
+            if gid not in locked or locked[gid].cell_type != cell.cell_type:
                 continue
-            source, checksum, kind = locked[gid]
-            if kind != cell.cell_type:
-                continue
-            released = from_dict({"cell_type": kind, "source": source, "metadata": {}})
+            released = from_dict({"cell_type": cell.cell_type, "source": locked[gid].source, "metadata": {}})
             try:
                 clear._remove_hidden_test_region(released)
             except RuntimeError:
                 continue
             if cell.source.strip() == released.source.strip():
-                cell.source = source
-                nbg["checksum"] = checksum
+                cell.source = locked[gid].source
+                nbg["checksum"] = locked[gid].checksum
         return nb, resources

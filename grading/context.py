@@ -3,7 +3,7 @@
 The hidden tests draw their data from a generator whose seed (:func:`seed_for`) is an HMAC,
 keyed by the course's secret (:func:`course_secret`), of the assignment, the student, the
 test cell and the **submission's digest** (its files' content,
-:func:`grading.scheduler.submission_digest`). So
+:func:`grading.plan.submission_digest`). So
 
 * classmates get different data, and a regrade of the same submission (``FORCE=1``,
   ``make regrade-check``) sees exactly the same data and gets exactly the same score;
@@ -61,7 +61,7 @@ def seed_for(assignment, student, cell, *, submission, secret):
     assignment, student, cell : str
         The assignment, the student id (the submission's folder name) and the test cell's grade_id.
     submission : str
-        The submission's digest: :func:`grading.scheduler.submission_digest` of
+        The submission's digest: :func:`grading.plan.submission_digest` of
         ``submitted/<student>/<assignment>/`` (what ``make autograde`` records), any non-empty
         string for data made outside a course.
     secret : bytes

@@ -31,7 +31,7 @@ from pathlib import Path
 from nbgrader.plugins import ExportPlugin
 
 from . import gradebook as gbk
-from .classrun import exercise_of
+from .cells import exercise_of
 from .csvfiles import write_rows
 from .late import Policy, read_extensions
 from .status import StatusBook

@@ -146,7 +146,7 @@ def _made_from(gb, course, assignment, student):
     import hashlib
     import json
 
-    from .scheduler import submission_digest
+    from .plan import submission_digest
 
     folder = course.autograded_dir / student / assignment
     h = hashlib.sha256(submission_digest(folder).encode())
@@ -183,7 +183,7 @@ def feedback(root, assignment, *, student=None, force=False, echo=print):
     from nbgrader.converters.base import NbGraderException
     from nbgrader.coursedir import CourseDirectory
 
-    from .scheduler import submission_digest
+    from .plan import submission_digest
     from .status import StatusBook
 
     course = Course(root)

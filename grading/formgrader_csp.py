@@ -13,6 +13,7 @@ Enabled for ``make lab-instructor`` in jupyter/instructor/jupyter_server_config.
 (``"grading.formgrader_csp": true``); a deployment enables it in the instructor's
 server configuration the same way.
 """
+import functools
 import html
 import re
 
@@ -26,16 +27,17 @@ _META = re.compile(r"<meta\b(?=[^>]*\bhttp-equiv=\"Content-Security-Policy\")[^>
 
 
 class SubmissionPagePolicy(OutputTransform):
-    """Adds the policy headers to the Formgrader's submission pages and files (set ``prefix``)."""
+    """Adds the policy headers to the Formgrader's submission pages and files under ``prefix``.
 
-    prefix = "/formgrader/submissions/"
+    ``prefix`` is where the server serves them (``<base_url>/formgrader/submissions/``).
+    """
 
-    def __init__(self, request):
+    def __init__(self, request, *, prefix="/formgrader/submissions/"):
         super().__init__(request)
         self.kind = None
         path = request.path
-        if path.startswith(self.prefix):
-            rest = path[len(self.prefix):]
+        if path.startswith(prefix):
+            rest = path[len(prefix):]
             if not rest.startswith("components/"):
                 _, _, file = rest.partition("/")
                 self.kind = "file" if file and not re.fullmatch(r"(next|prev)(_incorrect)?/?", file) else "page"
@@ -59,6 +61,6 @@ def _jupyter_server_extension_points():
 def _load_jupyter_server_extension(server_app):
     web_app = server_app.web_app
     base = web_app.settings.get("base_url", "/").rstrip("/")
-    transform = type("SubmissionPagePolicy", (SubmissionPagePolicy,), {"prefix": f"{base}/formgrader/submissions/"})
-    web_app.transforms.append(transform)
+    # tornado makes each request's transforms by calling what it holds with the request
+    web_app.transforms.append(functools.partial(SubmissionPagePolicy, prefix=f"{base}/formgrader/submissions/"))
     server_app.log.info("grading.formgrader_csp: the Formgrader's submission pages send a Content-Security-Policy")

@@ -14,9 +14,13 @@ import os
 import warnings
 from dataclasses import dataclass
 
-__all__ = ["LateState", "ManualMark", "alive", "database_error_line", "forget", "holds", "identity",
-           "is_database_error", "manual_marks", "open_gradebook", "open_url", "place", "problem", "quiet", "refresh_late",
-           "set_flags", "submission"]
+__all__ = ["GradebookGone", "LateState", "ManualMark", "SourceNotebook", "alive", "database_error_line", "forget",
+           "holds", "identity", "is_database_error", "manual_marks", "open_gradebook", "open_url", "place", "problem",
+           "quiet", "refresh_late", "set_flags", "source_notebook", "submission"]
+
+
+class GradebookGone(RuntimeError):
+    """The gradebook's database stopped answering, or was replaced, while a class was graded."""
 
 
 @contextlib.contextmanager
@@ -59,7 +63,7 @@ def place(db_url):
     try:
         from sqlalchemy.engine import make_url
         return make_url(db_url).render_as_string(hide_password=True)
-    except Exception:  # noqa: BLE001 - not a URL SQLAlchemy reads: show only what follows the credentials
+    except Exception:  # not a URL SQLAlchemy reads: show only what follows the credentials
         return str(db_url).rsplit("@", 1)[-1]
 
 
@@ -107,7 +111,7 @@ def problem(db_url, *, timeout=20):
         return None
     try:
         _query(db_url, "SELECT 1", timeout=timeout)
-    except Exception as exc:  # noqa: BLE001 - whatever it is, it is the reason
+    except Exception as exc:  # whatever it is, it is the reason
         return database_error_line(exc)
     return None
 
@@ -141,7 +145,7 @@ def holds(db_url, assignment, since):
                 found = conn.execute(text("SELECT 1 FROM assignment WHERE name = :a"), {"a": assignment}).first()
         finally:
             engine.dispose()
-    except Exception:  # noqa: BLE001 - any failure means it is not usable
+    except Exception:  # any failure means it is not usable
         return False
     return found is not None
 
@@ -154,9 +158,80 @@ def alive(db_url):
             return False
     try:
         _query(db_url, "SELECT 1 FROM assignment LIMIT 1")
-    except Exception:  # noqa: BLE001 - any failure means it is not usable
+    except Exception:  # any failure means it is not usable
         return False
     return True
+
+
+# -- the assignment as released ----------------------------------------------------------------
+@dataclass(frozen=True)
+class SourceCell:
+    """One cell of the instructor's notebook as the gradebook holds it."""
+
+    name: str
+    cell_type: str
+    source: str
+    checksum: str
+    locked: bool
+
+
+@dataclass(frozen=True)
+class SourceNotebook:
+    """What the gradebook holds of one notebook of an assignment: the only cells a grading trusts.
+
+    ``cells`` are every cell with a ``grade_id`` (``{grade_id: SourceCell}``), ``points`` the
+    points of the graded ones, ``tasks`` those of the task cells, ``solutions`` the grade_ids
+    the student writes. Read once (:func:`source_notebook`), it answers every question the
+    sanitizing steps and the engine ask about the assignment.
+    """
+
+    cells: dict
+    points: dict
+    tasks: dict
+    solutions: frozenset
+
+    def metadata(self):
+        """``{grade_id: nbgrader metadata}`` of every cell, every key the gradebook's (schema 3)."""
+        known = {}
+        for c in self.cells.values():
+            meta = {"grade_id": c.name, "grade": c.name in self.points, "solution": c.name in self.solutions,
+                    "locked": c.locked, "schema_version": 3, "cell_type": c.cell_type}
+            if c.name in self.tasks:
+                meta.update(task=True, points=self.tasks[c.name])
+            elif c.name in self.points:
+                meta["points"] = self.points[c.name]
+            if c.checksum:
+                meta["checksum"] = c.checksum
+            known[c.name] = meta
+        return known
+
+    def tests(self):
+        """``{grade_id: source}`` of the test cells (graded code cells the student does not write)."""
+        return {c.name: c.source for c in self.cells.values()
+                if c.name in self.points and c.name not in self.solutions and c.cell_type == "code"}
+
+    def setups(self):
+        """``{grade_id: source}`` of the instructor's read-only code cells that are neither tests nor solutions."""
+        return {c.name: c.source for c in self.cells.values()
+                if c.locked and c.cell_type == "code" and c.name not in self.solutions and c.name not in self.points}
+
+    def locked(self):
+        """``{grade_id: SourceCell}`` of the cells a student may not change."""
+        return {c.name: c for c in self.cells.values() if c.locked}
+
+
+def source_notebook(gb, assignment, notebook):
+    """The :class:`SourceNotebook` of ``notebook`` of ``assignment`` in ``gb`` (None when the gradebook lacks it)."""
+    from nbgrader.api import MissingEntry
+
+    try:
+        book = gb.find_notebook(notebook, assignment)
+    except MissingEntry:
+        return None
+    cells = {c.name: SourceCell(c.name, c.cell_type, c.source, c.checksum, bool(c.locked)) for c in book.source_cells}
+    return SourceNotebook(cells=cells, points={c.name: float(c.max_score) for c in book.grade_cells},
+                          tasks={c.name: float(c.max_score) for c in book.task_cells},
+                          solutions=frozenset(c.name for c in book.solution_cells))
 
 
 # -- one submission ---------------------------------------------------------------------------

@@ -25,17 +25,22 @@ import hashlib
 import os
 from pathlib import Path
 
+import jsonschema
+from nbgrader.nbgraderformat.common import BaseMetadataValidator, SchemaTooNewError, SchemaTooOldError
+from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Dict, Float, Integer, Unicode
 
+from . import gradebook as gbk
 from . import wire
 from .context import course_secret
 from .engine import KernelDied, SubmissionRefused, execute_submission
 from .limits import GradingLimits
+from .plan import submission_digest
 from .withhold import withheld_names
 
-__all__ = ["CheckCellMetadata", "CourseExecute", "RefuseLinks", "TrustOnlyTheGradebook", "submission_folder",
-           "trusted_cells", "trusted_metadata"]
+__all__ = ["CheckCellMetadata", "CourseExecute", "RefuseLinks", "TrustOnlyTheGradebook", "source_notebook",
+           "submission_folder", "trusted_metadata"]
 
 
 def submission_folder(config, assignment, student):
@@ -80,21 +85,18 @@ def check_no_links(folder, notebook=None):
                                 "not a file; it was not graded")
 
 
-def trusted_cells(db_url, notebook, assignment):
-    """``({grade_id: source} of test cells, {grade_id: source} of setup cells)`` from the gradebook."""
-    from nbgrader.api import Gradebook
+def source_notebook(resources):
+    """The gradebook's :class:`grading.gradebook.SourceNotebook` of the notebook of ``resources`` (None: unknown to it).
 
-    with Gradebook(db_url) as gb:
-        nb = gb.find_notebook(notebook, assignment)
-        solutions = {c.name for c in nb.solution_cells}
-        graded = {c.name for c in nb.grade_cells} - solutions
-        tests, setups = {}, {}
-        for c in nb.source_cells:
-            if c.name in graded and c.cell_type == "code":
-                tests[c.name] = c.source
-            elif c.locked and c.cell_type == "code" and c.name not in solutions:
-                setups[c.name] = c.source
-    return tests, setups
+    A class run reads it once and hands it over in ``resources["grading"]["book"]``
+    (:mod:`grading.jobs`); otherwise the gradebook is read here.
+    """
+    grading = resources.get("grading") or {}
+    if grading.get("book") is not None:
+        return grading["book"]
+    info = resources["nbgrader"]
+    with gbk.open_url(info["db_url"]) as gb:
+        return gbk.source_notebook(gb, info["assignment"], info["notebook"])
 
 
 class RefuseLinks(NbGraderPreprocessor):
@@ -135,28 +137,9 @@ def trusted_metadata(db_url, notebook, assignment):
     ``points``, ``cell_type`` and ``checksum`` (as released), ``schema_version`` 3. Empty when
     the gradebook does not know the notebook.
     """
-    from nbgrader.api import Gradebook, MissingEntry
-
-    with Gradebook(db_url) as gb:
-        try:
-            book = gb.find_notebook(notebook, assignment)
-        except MissingEntry:
-            return {}
-        points = {c.name: float(c.max_score) for c in book.grade_cells}
-        tasks = {c.name: float(c.max_score) for c in book.task_cells}
-        solutions = {c.name for c in book.solution_cells}
-        known = {}
-        for c in book.source_cells:
-            meta = {"grade_id": c.name, "grade": c.name in points, "solution": c.name in solutions,
-                    "locked": bool(c.locked), "schema_version": 3, "cell_type": c.cell_type}
-            if c.name in tasks:
-                meta.update(task=True, points=tasks[c.name])
-            elif c.name in points:
-                meta["points"] = points[c.name]
-            if c.checksum:
-                meta["checksum"] = c.checksum
-            known[c.name] = meta
-    return known
+    with gbk.open_url(db_url) as gb:
+        book = gbk.source_notebook(gb, assignment, notebook)
+    return book.metadata() if book is not None else {}
 
 
 def valid_texts(node, depth=0):
@@ -178,9 +161,9 @@ class TrustOnlyTheGradebook(NbGraderPreprocessor):
     """Give every cell the nbgrader metadata the gradebook has for its grade_id (or none); make every text valid UTF-8."""
 
     def preprocess(self, nb, resources):
-        info = resources["nbgrader"]
         valid_texts(nb)
-        known = trusted_metadata(info["db_url"], info["notebook"], info["assignment"])
+        book = source_notebook(resources)
+        known = book.metadata() if book is not None else {}
         for cell in nb.cells:
             meta = cell.get("metadata", {})
             if "nbgrader" not in meta:
@@ -270,65 +253,72 @@ class CourseExecute(NbGraderPreprocessor):
     def arguments(self, resources):
         """The keyword arguments of :func:`execute_submission` for the notebook of ``resources``.
 
-        (Also what :mod:`grading.scheduler` sends to a worker, with the files read as bytes.)
+        (Also what a grading job carries to a worker, with the files read as bytes: :mod:`grading.jobs`.)
         """
-        from .scheduler import submission_digest
+        from nbgrader.api import MissingEntry
 
         info = resources.get("nbgrader", {})
         assignment, student = info.get("assignment"), info.get("student")
         folder = submission_folder(self.config, assignment, student)
         check_no_links(folder)
-        tests, setups = trusted_cells(info["db_url"], info["notebook"], assignment)
+        book = source_notebook(resources)
+        if book is None:
+            raise MissingEntry(f"the gradebook holds no notebook {info.get('notebook')!r} of {assignment!r}")
+        tests, setups = book.tests(), book.setups()
         return {"files": folder, "tests": tests, "setups": setups, "assignment": assignment, "student": student,
                 "submission": submission_digest(folder), "secret": self.secret(),
                 "withheld": withheld_names(source_folder(self.config, assignment)), "limits": self.limits(assignment)}
 
     def preprocess(self, nb, resources):
+        """Execute the notebook with the engine, or take its result from ``resources["grading"]["result"]``.
+
+        A class run executes its submissions elsewhere and hands each result (or the exception of
+        a job that failed) over in ``resources`` (:mod:`grading.jobs`); it is used as the engine's.
+        """
         info = resources.get("nbgrader", {})
         student = info.get("student")
-        executed, report = execute_submission(nb, log=self.log, **self.arguments(resources))
+        given = (resources.get("grading") or {}).get("result")
+        if isinstance(given, BaseException):
+            raise given
+        if given is None:
+            given = execute_submission(nb, log=self.log, **self.arguments(resources))
+        executed, report = given
         for note in report.notes:
             self.log.warning("%s: %s", student, note)
         if not report.graded:
             raise KernelDied(report.reason)
         nb.cells = executed.cells
-        resources.setdefault("grading", {})[info.get("notebook")] = report
+        resources.setdefault("grading", {})["report"] = report
         return nb, resources
 
 
-def _metadata_validator_class():
-    import jsonschema
-    from nbgrader.nbgraderformat.common import BaseMetadataValidator, SchemaTooNewError, SchemaTooOldError
-    from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
+class _SchemaChecked(BaseMetadataValidator):
+    """``BaseMetadataValidator.validate_cell`` with the schema checked and compiled once."""
 
-    class _SchemaChecked(BaseMetadataValidator):
-        """``BaseMetadataValidator.validate_cell`` with the schema checked and compiled once."""
+    _compiled = None
 
-        _compiled = None
+    def validate_cell(self, cell):
+        if "nbgrader" not in cell.metadata:
+            return
+        version = cell.metadata["nbgrader"].get("schema_version", 0)
+        if version < self.schema_version:
+            raise SchemaTooOldError(f"Outdated schema version: {version} (expected {self.schema_version})",
+                                    version, self.schema_version)
+        if version > self.schema_version:
+            raise SchemaTooNewError(f"Schema version is too new: {version} (expected {self.schema_version})",
+                                    version, self.schema_version)
+        cls = self.__class__
+        if cls._compiled is None:
+            kind = jsonschema.validators.validator_for(self.schema)
+            kind.check_schema(self.schema)
+            cls._compiled = kind(self.schema)
+        error = jsonschema.exceptions.best_match(cls._compiled.iter_errors(cell.metadata["nbgrader"]))
+        if error is not None:
+            raise error
 
-        def validate_cell(self, cell):
-            if "nbgrader" not in cell.metadata:
-                return
-            version = cell.metadata["nbgrader"].get("schema_version", 0)
-            if version < self.schema_version:
-                raise SchemaTooOldError(f"Outdated schema version: {version} (expected {self.schema_version})",
-                                        version, self.schema_version)
-            if version > self.schema_version:
-                raise SchemaTooNewError(f"Schema version is too new: {version} (expected {self.schema_version})",
-                                        version, self.schema_version)
-            cls = type(self)
-            if cls._compiled is None:
-                kind = jsonschema.validators.validator_for(self.schema)
-                kind.check_schema(self.schema)
-                cls._compiled = kind(self.schema)
-            error = jsonschema.exceptions.best_match(cls._compiled.iter_errors(cell.metadata["nbgrader"]))
-            if error is not None:
-                raise error
 
-    class CourseMetadataValidator(MetadataValidatorV3, _SchemaChecked):
-        """nbgrader's metadata validator (schema 3): the same checks, the same errors."""
-
-    return CourseMetadataValidator
+class CourseMetadataValidator(MetadataValidatorV3, _SchemaChecked):
+    """nbgrader's metadata validator (schema 3): the same checks, the same errors."""
 
 
 class CheckCellMetadata(NbGraderPreprocessor):
@@ -347,7 +337,7 @@ class CheckCellMetadata(NbGraderPreprocessor):
         from nbgrader.nbgraderformat import ValidationError
 
         if CheckCellMetadata._validator is None:
-            CheckCellMetadata._validator = _metadata_validator_class()()
+            CheckCellMetadata._validator = CourseMetadataValidator()
         try:
             CheckCellMetadata._validator.validate_nb(nb)
         except ValidationError:

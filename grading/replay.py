@@ -3,7 +3,7 @@
 The hidden tests draw their random data from a generator seeded by the course's secret,
 (assignment, student, test cell) and the submission's digest (see :mod:`grading.context`),
 and their limits count CPU time, not the machine's load; so running a submission's tests
-again — prepared by the very steps ``make autograde`` runs (:func:`grading.scheduler.prepare_job`:
+again — prepared by the very steps ``make autograde`` runs (:func:`grading.jobs.prepare_job`:
 nbgrader's sanitizing, the gradebook's test cells, the same :class:`grading.limits.GradingLimits`)
 — gives the same data, the same verdicts and the same messages as its grading. This is how a
 disputed grade is looked at: the instructor replays the cell named in the feedback and sees
@@ -35,7 +35,7 @@ def graded_seed(root, assignment, student, cell):
 
         assert f"seed {graded_seed(course, 'ps2_hoeffding', 'ada', cell)}" in message
     """
-    from .scheduler import submission_digest
+    from .plan import submission_digest
 
     course = Course(root)
     return seed_for(assignment, student, cell, submission=submission_digest(course.submitted_dir / student / assignment),
@@ -65,7 +65,8 @@ def regrade_check(root, assignment, student, cell=None, *, echo=None):
 
     from .cells import grade_id, is_test_cell
     from .engine import execute_submission
-    from .scheduler import prepare_job, submission_digest
+    from .jobs import prepare_job
+    from .plan import submission_digest
 
     echo = echo or print
     course = Course(root)

@@ -13,6 +13,8 @@ Examples
 >>> report = SubmissionReport(cells=[CellResult(0, None, Outcome.OK)])
 >>> report.to_dict()["cells"]
 [{'index': 0, 'grade_id': None, 'outcome': 'ok'}]
+>>> SubmissionReport.from_dict(report.to_dict()) == report
+True
 """
 import enum
 from dataclasses import dataclass, field
@@ -88,6 +90,11 @@ class CellResult:
     def to_dict(self):
         return {"index": self.index, "grade_id": self.grade_id, "outcome": self.outcome.value}
 
+    @classmethod
+    def from_dict(cls, data):
+        """The result :meth:`to_dict` made."""
+        return cls(data["index"], data["grade_id"], Outcome(data["outcome"]))
+
 
 @dataclass
 class SubmissionReport:
@@ -125,3 +132,9 @@ class SubmissionReport:
         """Plain data (JSON-able)."""
         return {"status": self.status, "reason": self.reason, "cells": [c.to_dict() for c in self.cells],
                 "restarts": self.restarts, "elapsed": self.elapsed, "notes": list(self.notes)}
+
+    @classmethod
+    def from_dict(cls, data):
+        """The report :meth:`to_dict` made (what a grading job sends back)."""
+        return cls(status=data["status"], reason=data["reason"], cells=[CellResult.from_dict(c) for c in data["cells"]],
+                   restarts=data["restarts"], elapsed=data["elapsed"], notes=list(data["notes"]))

@@ -13,8 +13,8 @@ A record (:class:`StudentStatus`) says:
   grading of the submission has not finished;
 * ``interrupted`` — a grading began and did not finish (the next run grades it again);
 * ``digest``, ``source`` — what was graded: the submission's content and the instructor's
-  version with the grading settings (:func:`grading.scheduler.submission_digest`,
-  :func:`grading.scheduler.source_digest`), so unchanged submissions are not graded again;
+  version with the grading settings (:func:`grading.plan.submission_digest`,
+  :func:`grading.plan.source_digest`), so unchanged submissions are not graded again;
 * ``cells`` — a digest of each graded cell's source, to notice what a resubmission changed;
 * ``review`` — cells a grader had scored or commented whose answer changed since, with what
   the grader had left then (``review_basis``): kept until a grader looks at them again.

@@ -9,7 +9,7 @@ learned every input of her previous submissions exactly (what a perfect leak wou
 because each submission's hidden data is drawn for that submission (its digest) with the course's secret.
 
 Each round is prepared and run exactly as ``make autograde`` runs a submission
-(:func:`grading.scheduler.prepare_job`, :func:`grading.scheduler.execute_job`); the points are those nbgrader
+(:func:`grading.jobs.prepare_job`, :func:`grading.jobs.execute_job`); the points are those nbgrader
 gives a test cell without an error.
 """
 import base64
@@ -131,7 +131,7 @@ def course(tmp_path_factory):
 def _grade(course, nb):
     """Run the submission exactly as make autograde does; return (points, executed notebook, job arguments)."""
     from grading.course import Course
-    from grading.scheduler import execute_job, prepare_job
+    from grading.jobs import execute_job, prepare_job
 
     submit(course, STUDENT, nb)
     c = Course(course)

@@ -259,3 +259,25 @@ def test_only_submission_pages_and_files_get_a_policy(path, kind):
         assert policy == FILE_POLICY and policy.startswith("sandbox;")
     else:
         assert policy == "frame-ancestors 'self'"
+
+
+def test_the_server_extension_follows_the_server_s_base_url():
+    """Under a hub the Formgrader lives below the user's base URL: the extension's transform looks there."""
+    import logging
+    from types import SimpleNamespace
+
+    from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
+    from tornado.web import Application
+
+    from grading.formgrader_csp import FILE_POLICY, _load_jupyter_server_extension
+    app = Application(base_url="/user/ta/")
+    before = list(app.transforms)
+    _load_jupyter_server_extension(SimpleNamespace(web_app=app, log=logging.getLogger("test")))
+    (transform,) = [t for t in app.transforms if t not in before]
+    for path, policy in [("/user/ta/formgrader/submissions/abc/helper.html", FILE_POLICY),
+                         ("/formgrader/submissions/abc/helper.html", None)]:
+        request = HTTPServerRequest(start_line=RequestStartLine("GET", path, "HTTP/1.1"),
+                                    headers=HTTPHeaders({"Host": "127.0.0.1"}))
+        _, out, _ = transform(request).transform_first_chunk(200, HTTPHeaders({"Content-Type": "text/html"}),
+                                                             b"<p>hi</p>", True)
+        assert out.get("Content-Security-Policy") == policy, path

@@ -23,7 +23,7 @@ from grading_helpers import (
 )
 from traitlets.config import Config
 
-from grading import scheduler as sched
+from grading import executors, plan
 
 TIMEOUT = 5
 
@@ -35,26 +35,26 @@ def test_digest_is_content_not_time_and_never_follows_links(tmp_path):
     a.mkdir()
     (a / "nb.ipynb").write_bytes(b"{}")
     (a / "helper.py").write_text("x = 1\n")
-    first = sched.submission_digest(a)
+    first = plan.submission_digest(a)
     os.utime(a / "helper.py", (1, 1))
     (a / "timestamp.txt").write_text("2026-11-23 20:00:00")          # nbgrader collect's, not the student's
-    assert sched.submission_digest(a) == first
+    assert plan.submission_digest(a) == first
     (a / "helper.py").write_text("x = 2\n")
-    assert sched.submission_digest(a) != first
+    assert plan.submission_digest(a) != first
     (a / "helper.py").write_text("x = 1\n")
-    assert sched.submission_digest(a) == first
+    assert plan.submission_digest(a) == first
     secret = tmp_path / "secret.txt"
     secret.write_text("one")
     (a / "link").symlink_to(secret)
-    linked = sched.submission_digest(a)
+    linked = plan.submission_digest(a)
     secret.write_text("two")                                        # the target is never read
-    assert sched.submission_digest(a) == linked != first
+    assert plan.submission_digest(a) == linked != first
     b = tmp_path / "b"
     b.mkdir()
     (b / "nb.ipynb").write_bytes(b"{}")
     (b / "helper.py").write_text("x = 1\n")
     (b / "link").symlink_to(secret)
-    assert sched.submission_digest(b) == linked                     # same content, other folder: same digest
+    assert plan.submission_digest(b) == linked                     # same content, other folder: same digest
 
 
 def _write_tree(folder, files):
@@ -70,25 +70,25 @@ def test_the_same_bytes_cut_into_other_files_give_another_digest(tmp_path):
     """One file whose bytes read like a boundary between two, against those two files (the old digest's collision)."""
     _write_tree(tmp_path / "one", {"nb.ipynb": b"{}", "z": b"data\0F\0z1\0more"})
     _write_tree(tmp_path / "two", {"nb.ipynb": b"{}", "z": b"data", "z1": b"more"})
-    assert sched.submission_digest(tmp_path / "one") != sched.submission_digest(tmp_path / "two")
+    assert plan.submission_digest(tmp_path / "one") != plan.submission_digest(tmp_path / "two")
 
 
 def test_plan_changed_new_one_student_force():
     state = {"a": {"digest": "1", "source": "s"}, "b": {"digest": "2", "source": "s"},
              "c": {"digest": "3", "source": "s", "interrupted": True}}
     now = {"a": "1", "b": "2", "c": "3", "d": "4"}
-    assert sched.plan(list(now), state, now, "s") == (["c", "d"], ["a", "b"])
-    assert sched.plan(list(now), state, now, "s2") == (list(now), [])           # the assignment changed
-    assert sched.plan(list(now), state, now, "s", force=True) == (list(now), [])
-    assert sched.plan(list(now), state, now, "s", student="b") == (["b"], [])
+    assert plan.plan(list(now), state, now, "s") == (["c", "d"], ["a", "b"])
+    assert plan.plan(list(now), state, now, "s2") == (list(now), [])           # the assignment changed
+    assert plan.plan(list(now), state, now, "s", force=True) == (list(now), [])
+    assert plan.plan(list(now), state, now, "s", student="b") == (["b"], [])
 
 
 def test_cells_to_review_flags_changed_exercises_only():
     old = {"nb": {"pla-solution": "1", "pla-test": "t", "radius-solution": "2", "bound-solution": "3"}}
     new = {"nb": {"pla-solution": "9", "pla-test": "t", "radius-solution": "2", "bound-solution": "3"}}
     manual = {"pla-test", "radius-solution"}
-    assert sched.cells_to_review(manual, old, new) == ["pla-test"]
-    assert sched.cells_to_review(manual, old, old) == []
+    assert plan.cells_to_review(manual, old, new) == ["pla-test"]
+    assert plan.cells_to_review(manual, old, old) == []
 
 
 # -- executors and faults --------------------------------------------------------------------
@@ -107,11 +107,11 @@ def _die_once(job):
 
 def test_run_jobs_inline_and_pool_give_the_same_results():
     for jobs in (1, 2):
-        executor, close, width = sched.make_executor(jobs=jobs)
+        executor, close, width = executors.make_executor(jobs=jobs)
         got = {}
         try:
-            sched.run_jobs(range(7), lambda i: i, lambda i, r, e, got=got: got.__setitem__(i, (r, e)),
-                           executor=executor, width=width, work=_square)
+            executors.run_jobs(range(7), lambda i: i, lambda i, r, e, got=got: got.__setitem__(i, (r, e)),
+                               executor=executor, width=width, work=_square)
         finally:
             close()
         assert got == {i: (i * i, None) for i in range(7)}
@@ -119,12 +119,12 @@ def test_run_jobs_inline_and_pool_give_the_same_results():
 
 def test_a_killed_worker_loses_nothing(tmp_path):
     """SIGKILL to a pool process: the jobs in flight run again on a fresh pool; every result arrives once."""
-    executor, close, width = sched.make_executor(jobs=2)
+    executor, close, width = executors.make_executor(jobs=2)
     state = {"close": close}
 
     def reopen():
         state["close"]()
-        ex, state["close"], _ = sched.make_executor(jobs=2)
+        ex, state["close"], _ = executors.make_executor(jobs=2)
         return ex
 
     got = {}
@@ -135,8 +135,8 @@ def test_a_killed_worker_loses_nothing(tmp_path):
 
     jobs = [{"n": i, "marker": str(tmp_path / "killed") if i == 3 else None} for i in range(8)]
     try:
-        sched.run_jobs(range(8), lambda i: jobs[i], finish, executor=executor, width=width, work=_die_once,
-                       reopen=reopen)
+        executors.run_jobs(range(8), lambda i: jobs[i], finish, executor=executor, width=width, work=_die_once,
+                           reopen=reopen)
     finally:
         state["close"]()
     assert (tmp_path / "killed").exists()
@@ -148,7 +148,7 @@ def test_progress_in_a_log_is_a_line_every_few_submissions_or_seconds():
 
     clock = [0.0]
     out = io.StringIO()
-    with sched.progress_reporter(25, desc="ps1", bar=False, stream=out, every=10, seconds=30) as progress:
+    with executors.progress_reporter(25, desc="ps1", bar=False, stream=out, every=10, seconds=30) as progress:
         progress.clock = lambda: clock[0]                       # (the reporter's own clock, moved by hand)
         progress.start = progress.last_time = 0.0
         for n in range(1, 26):
@@ -168,7 +168,7 @@ def test_progress_in_a_log_is_a_line_every_few_submissions_or_seconds():
         def isatty(self):
             return True
     term = Terminal()
-    with sched.progress_reporter(3, desc="ps1", stream=term) as progress:
+    with executors.progress_reporter(3, desc="ps1", stream=term) as progress:
         progress.update(3)
     assert "3/3 |" in term.getvalue()                           # a terminal gets the bar
 
@@ -181,15 +181,15 @@ def test_a_job_that_fails_to_prepare_is_reported_not_run():
             raise ValueError("broken file")
         return i
 
-    sched.run_jobs(range(4), prepare, lambda i, r, e: got.__setitem__(i, (r, repr(e) if e else None)),
-                   executor=sched.InlineExecutor(), width=1, work=_square)
+    executors.run_jobs(range(4), prepare, lambda i, r, e: got.__setitem__(i, (r, repr(e) if e else None)),
+                       executor=executors.InlineExecutor(), width=1, work=_square)
     assert got == {0: (0, None), 1: (1, None), 2: (None, "ValueError('broken file')"), 3: (9, None)}
 
 
 def test_bad_jobs_value_is_refused():
     for bad in (0, -2, 1.5, "4", True):
         with pytest.raises(ValueError, match="jobs must be a positive whole number"):
-            sched.make_executor(jobs=bad)
+            executors.make_executor(jobs=bad)
     from grading.__main__ import main
     with pytest.raises(SystemExit):
         main(["autograde", ASSIGNMENT, "--jobs", "many"])
@@ -199,7 +199,7 @@ def test_bad_jobs_value_is_refused():
 def test_unreachable_dask_scheduler_is_named():
     pytest.importorskip("distributed")
     with pytest.raises(RuntimeError, match=r"cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"):
-        sched.make_executor(scheduler="tcp://127.0.0.1:9")
+        executors.make_executor(scheduler="tcp://127.0.0.1:9")
 
 
 # -- end to end: incremental, one student, force, manual work ---------------------------------

@@ -128,7 +128,7 @@ try:
     from grading.safe_html import configure as _course_html
 
     _course_html(c)
-except Exception as _exc:  # noqa: BLE001
+except Exception as _exc:
     # Fail closed. nbgrader ignores a configuration file that raises and then runs its own
     # autograde: student code unsandboxed, as the instructor, in the course folder. So a
     # course whose grading code cannot be loaded (a missing package, say) must not raise

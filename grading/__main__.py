@@ -170,7 +170,7 @@ def main(argv=None):
         try:
             from .course import Course
             where = f" ({gradebook_place(Course(args.course).db_url)})"
-        except Exception:  # noqa: BLE001 - the message is about the database
+        except Exception:  # the message is about the database
             where = ""
         print(f"error: the gradebook{where} does not answer: {database_error_line(exc)}; start its database "
               "server (or correct c.CourseDirectory.db_url in nbgrader_config.py) and run the same command again",

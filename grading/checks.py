@@ -36,7 +36,7 @@ def python_source(source):
     try:
         from IPython.core.inputtransformer2 import TransformerManager
         return TransformerManager().transform_cell(source)
-    except Exception:  # noqa: BLE001 - fall back to the raw text
+    except Exception:  # fall back to the raw text
         return source
 
 
@@ -52,7 +52,7 @@ def _dotted(node):
     return None
 
 
-class arguments_unchanged:  # noqa: N801 - used as a statement, like contextlib's
+class arguments_unchanged:  # lower case: used as a statement, like contextlib's
     """Check that the code in the ``with`` block leaves the given arrays, lists and dicts as they were.
 
     Parameters
@@ -97,7 +97,7 @@ class arguments_unchanged:  # noqa: N801 - used as a statement, like contextlib'
         return False
 
 
-class global_rng_unchanged:  # noqa: N801 - used as a statement, like arguments_unchanged
+class global_rng_unchanged:  # lower case: used as a statement, like arguments_unchanged
     """Check that the calls of ``function`` in the ``with`` block leave NumPy's global generator alone.
 
     Randomness comes from the ``rng`` argument only (``rng = np.random.default_rng(rng)``): a
@@ -255,7 +255,7 @@ def numbers(value, name, *, shape=None):
         raise AssertionError(f"{name} should be numbers; it is the text {value!r:.60}")
     try:
         arr = np.asarray(value)
-    except Exception:  # noqa: BLE001 - ragged lists and the like
+    except Exception:  # ragged lists and the like
         raise AssertionError(f"{name} should be numbers; it is {type(value).__name__}") from None
     if arr.dtype.kind not in "iuf":
         what = "True/False values" if arr.dtype.kind == "b" else f"of type {arr.dtype}"

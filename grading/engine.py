@@ -388,7 +388,7 @@ def _run_cells(nb, session, tests, setups, who, outputs, report):
             try:
                 with contextlib.redirect_stdout(io.StringIO()):
                     exec(compile(_imports_only(setups[gid]), "<setup>", "exec"), setup_ns)
-            except Exception as exc:  # noqa: BLE001 - said in the log, and the tests then fail on the name
+            except Exception as exc:  # said in the log, and the tests then fail on the name
                 if session.log:
                     session.log.warning("%s: the tests' imports failed: %s: %s", describe_cell(cell, index),
                                         type(exc).__name__, exc)

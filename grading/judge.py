@@ -182,7 +182,7 @@ def run_test_cell(process, source, *, setup_namespace, timeout):
         error = exc.error
     except StudentError as exc:
         error = CellError("StudentCodeError", str(exc))
-    except Exception as exc:  # noqa: BLE001 - a failed test is any exception
+    except Exception as exc:  # a failed test is any exception
         error = CellError(type(exc).__name__, str(exc))
     finally:
         _JUDGING.reset(judging)

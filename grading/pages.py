@@ -57,7 +57,7 @@ def tex_to_mathml(tex, *, display=False):
         from latex2mathml.converter import convert
         out = convert(tex, display="block" if display else "inline")
         root = ET.fromstring(out)
-    except Exception:  # noqa: BLE001 - whatever the converter cannot read stays TeX
+    except Exception:  # whatever the converter cannot read stays TeX
         return None
     for el in root.iter():
         name = el.tag[len(_NS):] if el.tag.startswith(_NS) else el.tag
@@ -139,7 +139,7 @@ class LateNote(Preprocessor):
             ext = read_extensions(course.root).get((assignment, student))
             with gbk.open_gradebook(course) as gb:
                 late = gbk.refresh_late(gb, assignment, student, policy=policy, extension=ext)
-        except Exception as exc:  # noqa: BLE001 - the page is still made, and says why the note is missing
+        except Exception as exc:  # the page is still made, and says why the note is missing
             self.log.warning("the late note of %s could not be made: %s", student, exc)
             return nb, resources
         if late is None or late.duedate is None:
@@ -186,7 +186,7 @@ class GraderNotes(Preprocessor):
         try:
             course = _course(self.config)
             source = nbformat.read(course.source_dir / assignment / f"{notebook}.ipynb", as_version=4)
-        except Exception as exc:  # noqa: BLE001 - the page is still made
+        except Exception as exc:  # the page is still made
             self.log.warning("no rubric for %s/%s: %s", assignment, notebook, exc)
             return nb, resources
         rubrics = {}
@@ -204,7 +204,7 @@ class GraderNotes(Preprocessor):
                 with gbk.open_gradebook(course) as gb:
                     marks = gbk.manual_marks(gb, assignment, student)
                 resources["course_review"] = record.open_review(marks)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.log.warning("no review marks for %s: %s", student, exc)
         return nb, resources
 

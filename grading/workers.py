@@ -101,7 +101,7 @@ def check_cluster(address):
         raise CourseError(str(exc)) from None
     try:
         theirs = client.run(identity)
-    except Exception as exc:  # noqa: BLE001 - a worker without the course cannot answer: that is the reason
+    except Exception as exc:  # a worker without the course cannot answer: that is the reason
         raise CourseError(f"the Dask workers at {address} cannot say which course they grade with ({exc}); start "
                           "them with `make grading-worker SCHEDULER=...` in a clone of this course") from None
     finally:

@@ -448,7 +448,7 @@ def _wait(condition, timeout=300):
     while True:
         try:
             value = condition()
-        except Exception:  # noqa: BLE001 - whatever a service that is not back yet makes requests raise
+        except Exception:  # whatever a service that is not back yet makes requests raise
             value = None
         if value or time.monotonic() > deadline:
             return value
@@ -1568,7 +1568,7 @@ def test_postgresql_the_hub_and_the_proxy_come_back_after_a_crash(d, check):
     check(f"{CORRECT}'s server survived and is reachable again with her token", r)
     try:
         status, out = ada.run_code("print(6 * 7)", timeout=120)
-    except Exception as e:  # noqa: BLE001 - a kernel that never starts is this check's failure
+    except Exception as e:  # a kernel that never starts is this check's failure
         status, out = "failed", f"{type(e).__name__}: {e}"
     check(f"{CORRECT}'s surviving server starts a new kernel (its output is not tied to the dead hub)",
           status == "ok" and out.strip() == "42", f"{status} {out[-300:]}")

@@ -5,13 +5,13 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.markers import MarkerStyle  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.markers import MarkerStyle
 
-import course_lib as cl  # noqa: E402
-from course_lib import plotting  # noqa: E402
+import course_lib as cl
+from course_lib import plotting
 
 
 @pytest.fixture(autouse=True)

@@ -158,33 +158,10 @@ def _read_folder(fd, rel, dest, uid, contents, max_file, max_total, max_files, d
     for name, st in sorted(listing, key=lambda item: _order(item[0], item[1], depth)):
         path = f"{rel}{name}"
         if stat.S_ISDIR(st.st_mode):
-            if depth >= _MAX_DEPTH:
-                contents.skipped.append((path + "/", f"folders nested deeper than {_MAX_DEPTH}"))
-                continue
-            try:
-                sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
-            except OSError as e:
-                contents.skipped.append((path + "/", f"not opened as a folder ({e.strerror})"))
-                continue
-            try:
-                sst = os.fstat(sub)
-                if not stat.S_ISDIR(sst.st_mode) or sst.st_uid != uid:
-                    contents.skipped.append((path + "/", "not a folder of hers"))
-                    continue
-                contents.digest.update(b"D" + path.encode("utf-8", "surrogateescape") + b"\0")
-                sub_dest = None
-                if dest is not None:
-                    sub_dest = os.path.join(dest, name)
-                    os.mkdir(sub_dest, 0o770)
-                _read_folder(sub, path + "/", sub_dest, uid, contents, max_file, max_total, max_files, depth + 1)
-            finally:
-                os.close(sub)
+            _read_subfolder(fd, name, rel, dest, uid, contents, max_file, max_total, max_files, depth)
             continue
         if not stat.S_ISREG(st.st_mode):
-            kind = ("a symbolic link" if stat.S_ISLNK(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
-                    else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device file"
-                    if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file")
-            contents.skipped.append((path, f"{kind}: only regular files are collected"))
+            contents.skipped.append((path, f"{_kind(st.st_mode)}: only regular files are collected"))
             continue
         if st.st_size > max_file:
             contents.skipped.append((path, f"{st.st_size} bytes, over the limit of {max_file} per file"))
@@ -222,13 +199,57 @@ def _read_folder(fd, rel, dest, uid, contents, max_file, max_total, max_files, d
         contents.digest.update(b"F" + path.encode("utf-8", "surrogateescape") + b"\0"
                                + hashlib.sha256(data).digest())
         if dest is not None:
-            out = os.open(os.path.join(dest, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o660)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(out, view):]
-            finally:
-                os.close(out)
+            _write_new(os.path.join(dest, name), data)
+
+
+def _read_subfolder(fd, name, rel, dest, uid, contents, max_file, max_total, max_files, depth):
+    """Read the folder ``name`` of the open folder ``fd`` (as :func:`_read_folder`, one level deeper)."""
+    path = f"{rel}{name}"
+    if depth >= _MAX_DEPTH:
+        contents.skipped.append((path + "/", f"folders nested deeper than {_MAX_DEPTH}"))
+        return
+    try:
+        sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+    except OSError as e:
+        contents.skipped.append((path + "/", f"not opened as a folder ({e.strerror})"))
+        return
+    try:
+        sst = os.fstat(sub)
+        if not stat.S_ISDIR(sst.st_mode) or sst.st_uid != uid:
+            contents.skipped.append((path + "/", "not a folder of hers"))
+            return
+        contents.digest.update(b"D" + path.encode("utf-8", "surrogateescape") + b"\0")
+        sub_dest = None
+        if dest is not None:
+            sub_dest = os.path.join(dest, name)
+            os.mkdir(sub_dest, 0o770)
+        _read_folder(sub, path + "/", sub_dest, uid, contents, max_file, max_total, max_files, depth + 1)
+    finally:
+        os.close(sub)
+
+
+def _kind(mode):
+    """What a file that is not a regular file is, in words."""
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device file"
+    return "not a regular file"
+
+
+def _write_new(path, data):
+    """Write ``data`` to ``path``, a file that must not exist yet (and is never a link followed)."""
+    out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o660)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(out, view):]
+    finally:
+        os.close(out)
 
 
 class Journal:
@@ -527,7 +548,7 @@ class _Clerk(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
 
-def serve_clerk(deploy_json):
+def serve_clerk(deploy_json):  # noqa: C901 - one server: its sweep and request handler are closures over one configuration and lock
     """Run the exchange's clerk of the deployment described by ``deploy_json`` (never returns).
 
     Listens on ``clerk_socket``; each request names one inbound entry, and the peer's user id

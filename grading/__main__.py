@@ -43,7 +43,8 @@ def _jobs(text):
     return value
 
 
-def main(argv=None):
+def _parser():
+    """The command line's parser: one subcommand per action of the course."""
     parser = argparse.ArgumentParser(prog="python -m grading", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--course", default=".", help="the course directory (default: the current directory)")
@@ -101,64 +102,13 @@ def main(argv=None):
     p.add_argument("assignment")
     p.add_argument("student")
     p.add_argument("cell", nargs="?", default=None, help="grade_id of one test cell (default: all)")
-    args = parser.parse_args(argv)
+    return parser
 
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
     try:
-        if args.command == "release":
-            from .autograde import release
-            from .course import Course
-            names = args.assignments or Course(args.course).assignments()
-            if not names:
-                raise CourseError(f"no assignment to release: {Course(args.course).source_dir} holds none")
-            for name in names:
-                where = release(args.course, name)
-                print(f"released {name} into {where}")
-        elif args.command == "autograde":
-            from traitlets.config import Config
-
-            from .autograde import autograde
-            overrides = Config()
-            if args.timeout is not None:
-                overrides.Execute.timeout = args.timeout
-            try:
-                autograde(args.course, args.assignment, overrides=overrides, student=args.student or None,
-                          force=args.force, jobs=args.jobs, scheduler=args.dask_scheduler or None,
-                          progress={"bar": True, "lines": False}.get(args.progress))
-            except KeyboardInterrupt:
-                print("\ninterrupted: the submissions graded so far are saved; run the same command again "
-                      "to grade the rest", file=sys.stderr)
-                return 130
-        elif args.command == "feedback":
-            from .feedback import feedback
-            feedback(args.course, args.assignment, student=args.student or None, force=args.force)
-        elif args.command == "grades":
-            from .report import grades
-            grades(args.course, args.assignment, out=args.out, form=args.format, provisional=args.provisional,
-                   roster=args.roster)
-        elif args.command == "collect-lms":
-            from .lms import collect_lms
-            collect_lms(args.course, args.assignment, args.download, roster=args.roster, times=args.times)
-        elif args.command == "extension":
-            from .classrun import extension
-            extension(args.course, args.assignment, args.student, due=args.due, reason=args.reason)
-        elif args.command == "reviewed":
-            from .classrun import ClassRun
-            from .course import Course
-            course = Course(args.course)
-            course.check_assignment(args.assignment)
-            done = ClassRun(course, args.assignment).reviewed(args.student, args.cells or None)
-            print(f"{args.student}: {', '.join(done)} no longer listed for review on {args.assignment}" if done else
-                  f"{args.student}: no answer of {args.assignment} was listed for review")
-        elif args.command == "audit":
-            from .audit import audit
-            audit(args.course, args.assignment)
-        elif args.command == "regrade-check":
-            from .replay import regrade_check
-            regrade_check(args.course, args.assignment, args.student, args.cell)
-        elif args.command == "check":
-            from .validate import check
-            return check(args.notebooks, timeout=args.timeout, course=args.course, as_json=args.json,
-                         sandbox=args.sandbox)
+        return _run(args)
     except CourseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -176,6 +126,65 @@ def main(argv=None):
               "server (or correct c.CourseDirectory.db_url in nbgrader_config.py) and run the same command again",
               file=sys.stderr)
         return 2
+
+
+def _run(args):
+    """Do what ``args`` (parsed by :func:`_parser`) ask; the exit status."""
+    if args.command == "release":
+        from .autograde import release
+        from .course import Course
+        names = args.assignments or Course(args.course).assignments()
+        if not names:
+            raise CourseError(f"no assignment to release: {Course(args.course).source_dir} holds none")
+        for name in names:
+            where = release(args.course, name)
+            print(f"released {name} into {where}")
+    elif args.command == "autograde":
+        from traitlets.config import Config
+
+        from .autograde import autograde
+        overrides = Config()
+        if args.timeout is not None:
+            overrides.Execute.timeout = args.timeout
+        try:
+            autograde(args.course, args.assignment, overrides=overrides, student=args.student or None,
+                      force=args.force, jobs=args.jobs, scheduler=args.dask_scheduler or None,
+                      progress={"bar": True, "lines": False}.get(args.progress))
+        except KeyboardInterrupt:
+            print("\ninterrupted: the submissions graded so far are saved; run the same command again "
+                  "to grade the rest", file=sys.stderr)
+            return 130
+    elif args.command == "feedback":
+        from .feedback import feedback
+        feedback(args.course, args.assignment, student=args.student or None, force=args.force)
+    elif args.command == "grades":
+        from .report import grades
+        grades(args.course, args.assignment, out=args.out, form=args.format, provisional=args.provisional,
+               roster=args.roster)
+    elif args.command == "collect-lms":
+        from .lms import collect_lms
+        collect_lms(args.course, args.assignment, args.download, roster=args.roster, times=args.times)
+    elif args.command == "extension":
+        from .classrun import extension
+        extension(args.course, args.assignment, args.student, due=args.due, reason=args.reason)
+    elif args.command == "reviewed":
+        from .classrun import ClassRun
+        from .course import Course
+        course = Course(args.course)
+        course.check_assignment(args.assignment)
+        done = ClassRun(course, args.assignment).reviewed(args.student, args.cells or None)
+        print(f"{args.student}: {', '.join(done)} no longer listed for review on {args.assignment}" if done else
+              f"{args.student}: no answer of {args.assignment} was listed for review")
+    elif args.command == "audit":
+        from .audit import audit
+        audit(args.course, args.assignment)
+    elif args.command == "regrade-check":
+        from .replay import regrade_check
+        regrade_check(args.course, args.assignment, args.student, args.cell)
+    elif args.command == "check":
+        from .validate import check
+        return check(args.notebooks, timeout=args.timeout, course=args.course, as_json=args.json,
+                     sandbox=args.sandbox)
     return 0
 
 

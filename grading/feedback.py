@@ -164,6 +164,29 @@ def _made_from(gb, course, assignment, student):
     return h.hexdigest()
 
 
+def _remove_stale(course, assignment, graded):
+    """Remove the feedback of submissions no longer graded; the record of the feedback made, so updated."""
+    made = course.read_status(assignment, name=FEEDBACK_STATUS)
+    if course.feedback_dir.is_dir():
+        for folder in course.feedback_dir.glob(f"*/{assignment}"):
+            if folder.parent.name not in graded:
+                shutil.rmtree(folder)
+                made.pop(folder.parent.name, None)
+    for gone in set(made) - set(graded):
+        made.pop(gone)
+    course.write_status(assignment, made, name=FEEDBACK_STATUS)
+    return made
+
+
+def _runs(todo, others):
+    """nbgrader's passes that make the feedback of ``todo`` and leave ``others``'s alone: (student_id, exclude)."""
+    if not others:
+        return [("*", "")]
+    if len(todo) > 1 and not any("," in s for s in others):
+        return [("*", ",".join(others))]              # one pass over the class, the rest left alone
+    return [(s, "") for s in todo]
+
+
 def feedback(root, assignment, *, student=None, force=False, echo=print):
     """Generate ``feedback/<student>/<assignment>/*.html`` for the graded submissions.
 
@@ -197,15 +220,7 @@ def feedback(root, assignment, *, student=None, force=False, echo=print):
     if student is not None and student not in graded:
         raise CourseError(f"no feedback for {student!r}: the submission of {assignment!r} is not graded "
                           f"({status[student].reason or 'its grading was interrupted: run make autograde'})")
-    made = course.read_status(assignment, name=FEEDBACK_STATUS)
-    if course.feedback_dir.is_dir():
-        for folder in course.feedback_dir.glob(f"*/{assignment}"):
-            if folder.parent.name not in graded:
-                shutil.rmtree(folder)
-                made.pop(folder.parent.name, None)
-    for gone in set(made) - set(graded):
-        made.pop(gone)
-    course.write_status(assignment, made, name=FEEDBACK_STATUS)
+    made = _remove_stale(course, assignment, graded)
     if not graded:
         raise CourseError(f"no graded submission of {assignment!r}: run `make autograde ASSIGNMENT={assignment}` first")
 
@@ -236,13 +251,7 @@ def feedback(root, assignment, *, student=None, force=False, echo=print):
         cfg.GenerateFeedback.force = True
         # which preprocessors run (HideHiddenTests first) is set in nbgrader_config.py, for every route
         present = sorted(p.parent.name for p in course.autograded_dir.glob(f"*/{assignment}"))
-        others = [s for s in present if s not in todo]
-        if not others:
-            runs = [("*", "")]
-        elif len(todo) > 1 and not any("," in s for s in others):
-            runs = [("*", ",".join(others))]              # one pass over the class, the rest left alone
-        else:
-            runs = [(s, "") for s in todo]
+        runs = _runs(todo, [s for s in present if s not in todo])
         from .autograde import nbgrader_logger
         logger = nbgrader_logger(course)             # nbgrader's own messages go to autograded/nbgrader.log
         failed = None

@@ -177,6 +177,27 @@ class Roster:
         return found[0] if len(found) == 1 else None
 
 
+def _canvas_columns(keys):
+    """Where each field is in Canvas's gradebook export: the SIS Login ID is the nbgrader id."""
+    column = {"name": keys.index("student"), "lms_id": keys.index("id"), "login": keys.index("sis_login_id"),
+              "student_id": keys.index("sis_login_id")}
+    if "sis_user_id" in keys:
+        column["sis_id"] = keys.index("sis_user_id")
+    if "section" in keys:
+        column["section"] = keys.index("section")
+    return column
+
+
+def _roster_columns(keys):
+    """Where each field is in a roster of the course's own form (each field under any of its names)."""
+    column = {}
+    for name, aliases in _ALIASES.items():
+        for a in aliases:
+            if a in keys and not (name == "lms_id" and a == "id" and "lms_id" in keys):
+                column.setdefault(name, keys.index(a))
+    return column
+
+
 def read_roster(path):
     """Read a roster file (see the module); a problem raises :class:`CourseError` naming the line."""
     path = Path(path)
@@ -193,22 +214,10 @@ def read_roster(path):
         raise CourseError(f"the roster {path} is empty: expected a header row with student_id") from None
     keys = [_key(h) for h in header]
     canvas = keys[:2] == ["student", "id"] and "sis_login_id" in keys
-    column = {}
-    if canvas:            # Canvas's gradebook export: the SIS Login ID is the nbgrader id
-        column = {"name": keys.index("student"), "lms_id": keys.index("id"), "login": keys.index("sis_login_id"),
-                  "student_id": keys.index("sis_login_id")}
-        if "sis_user_id" in keys:
-            column["sis_id"] = keys.index("sis_user_id")
-        if "section" in keys:
-            column["section"] = keys.index("section")
-    else:
-        for name, aliases in _ALIASES.items():
-            for a in aliases:
-                if a in keys and not (name == "lms_id" and a == "id" and "lms_id" in keys):
-                    column.setdefault(name, keys.index(a))
-        if "student_id" not in column:
-            raise CourseError(f"the roster {path} has no student_id column (the nbgrader id); its columns are: "
-                              f"{', '.join(header)}")
+    column = _canvas_columns(keys) if canvas else _roster_columns(keys)
+    if "student_id" not in column:
+        raise CourseError(f"the roster {path} has no student_id column (the nbgrader id); its columns are: "
+                          f"{', '.join(header)}")
     entries, seen, lms_seen = [], {}, {}
     for n, row in enumerate(reader, start=2):
         if not any(c.strip() for c in row):
@@ -494,6 +503,40 @@ def _folder_files(folder):
     return out
 
 
+def _roster_entry(roster, participants, lms, key, sub):
+    """The roster's entry for the submission ``sub`` of the LMS's user ``key``, or None."""
+    if lms == "canvas":
+        return roster.by_lms_id(key)
+    if lms == "moodle":
+        sid = participants.get(key)
+        return roster.find(sid) if sid else roster.by_name(sub.name)
+    return None
+
+
+def _read_files(sub):
+    """The files of the submission ``sub`` ({path: bytes}), each file over the limit left out and said so."""
+    files = {}
+    for f in sub.files:
+        if f.size > MAX_FILE:
+            sub.problems.append(f"left out {f.path}: larger than {MAX_FILE // 1024**2} MiB")
+            continue
+        files[f.path] = f.read()
+    return files
+
+
+def _write_submission(folder, files, stamp_text):
+    """Replace ``folder`` by the submission ``files`` ({path: bytes}) and its ``timestamp.txt`` (when known)."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    for rel, data in files.items():
+        dest = folder / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+    folder.mkdir(parents=True, exist_ok=True)
+    if stamp_text:
+        (folder / "timestamp.txt").write_text(stamp_text + "\n")
+
+
 def collect_lms(root, assignment, source, *, roster=None, times=None, echo=print):
     """Import an LMS download of ``assignment`` into ``submitted/`` (see the module).
 
@@ -535,10 +578,7 @@ def collect_lms(root, assignment, source, *, roster=None, times=None, echo=print
     result = {"imported": [], "unchanged": [], "unknown": [], "late": [], "late_unknown": [], "problems": []}
     chosen = {}
     for (lms, key), sub in sorted(subs.items()):
-        entry = roster_obj.by_lms_id(key) if lms == "canvas" else None
-        if lms == "moodle":
-            sid = participants.get(key)
-            entry = roster_obj.find(sid) if sid else roster_obj.by_name(sub.name)
+        entry = _roster_entry(roster_obj, participants, lms, key, sub)
         if entry is None:
             result["unknown"].append(f"{sub.name} ({lms} {'user' if lms == 'canvas' else 'participant'} {key})")
             continue
@@ -554,12 +594,7 @@ def collect_lms(root, assignment, source, *, roster=None, times=None, echo=print
             result["problems"].append(f"{entry.student_id}: not imported: more than {MAX_FILES} files or "
                                       f"{MAX_SUBMISSION // 1024**2} MiB")
             continue
-        files = {}
-        for f in sub.files:
-            if f.size > MAX_FILE:
-                sub.problems.append(f"left out {f.path}: larger than {MAX_FILE // 1024**2} MiB")
-                continue
-            files[f.path] = f.read()
+        files = _read_files(sub)
         folder = course.submitted_dir / entry.student_id / assignment
         when = known_times.get(entry.student_id)
         info = {"lms": lms, "late": sub.late, "submitted_at": when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else None,
@@ -570,15 +605,7 @@ def collect_lms(root, assignment, source, *, roster=None, times=None, echo=print
         if same and (stamp.read_text().strip() if stamp.is_file() else None) == stamp_text:
             result["unchanged"].append(entry.student_id)
         else:
-            if folder.exists():
-                shutil.rmtree(folder)
-            for rel, data in files.items():
-                dest = folder / rel
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_bytes(data)
-            folder.mkdir(parents=True, exist_ok=True)
-            if stamp_text:
-                stamp.write_text(stamp_text + "\n")
+            _write_submission(folder, files, stamp_text)
             result["imported"].append(entry.student_id)
         record[entry.student_id] = info
         if sub.late and not when:

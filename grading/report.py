@@ -231,6 +231,28 @@ def _remove_stale(out_dir, keep):
     return removed
 
 
+def _lms_lines(report, form, roster):
+    """The summary's lines about the LMS file of ``report`` (an :func:`lms_export`), the roster at ``roster``."""
+    lines = ["", f"{report.path.name}: {len(report.exported)} final total(s) for {form.title()} (roster {roster})"]
+    if report.provisional_path is not None:
+        lines.append(f"{report.provisional_path.name}: {len(report.provisional)} provisional total(s), under the "
+                     f"column marked (provisional)")
+    elif report.provisional:
+        lines.append(f"  left out, provisional ({len(report.provisional)}): "
+                     + ", ".join(s for s, _ in report.provisional))
+    if report.not_final:
+        lines.append(f"  left out, no total ({len(report.not_final)}): "
+                     + ", ".join(f"{s} ({st})" for s, st in report.not_final))
+    if report.unidentifiable:
+        lines.append(f"  left out, LMS IDENTITY NOT WRITABLE ({len(report.unidentifiable)}): "
+                     f"{', '.join(report.unidentifiable)} (it begins like a spreadsheet formula and is written "
+                     f"quoted, which the LMS would not recognise; enter their grades by hand)")
+    if report.unknown:
+        lines.append(f"  left out, NOT IN THE ROSTER ({len(report.unknown)}): {', '.join(report.unknown)} "
+                     f"(the LMS would refuse or misplace them; add them to {roster})")
+    return lines
+
+
 def grades(root, assignment, *, out=None, form="csv", provisional=False, roster=None, echo=print):
     """Write the grade files of ``assignment`` and the course, and print the summary.
 
@@ -317,26 +339,8 @@ def grades(root, assignment, *, out=None, form="csv", provisional=False, roster=
     written = [out]
     if form != "csv":
         report = lms_export(course, grades_, form, lms_roster, out.parent, provisional=provisional)
-        written.append(report.path)
-        lines += ["", f"{report.path.name}: {len(report.exported)} final total(s) for {form.title()}"
-                      f" (roster {where(lms_roster.path)})"]
-        if report.provisional_path is not None:
-            written.append(report.provisional_path)
-            lines.append(f"{report.provisional_path.name}: {len(report.provisional)} provisional total(s), under the "
-                         f"column marked (provisional)")
-        elif report.provisional:
-            lines.append(f"  left out, provisional ({len(report.provisional)}): "
-                         + ", ".join(s for s, _ in report.provisional))
-        if report.not_final:
-            lines.append(f"  left out, no total ({len(report.not_final)}): "
-                         + ", ".join(f"{s} ({st})" for s, st in report.not_final))
-        if report.unidentifiable:
-            lines.append(f"  left out, LMS IDENTITY NOT WRITABLE ({len(report.unidentifiable)}): "
-                         f"{', '.join(report.unidentifiable)} (it begins like a spreadsheet formula and is written "
-                         f"quoted, which the LMS would not recognise; enter their grades by hand)")
-        if report.unknown:
-            lines.append(f"  left out, NOT IN THE ROSTER ({len(report.unknown)}): {', '.join(report.unknown)} "
-                         f"(the LMS would refuse or misplace them; add them to {where(lms_roster.path)})")
+        written += [p for p in (report.path, report.provisional_path) if p is not None]
+        lines += _lms_lines(report, form, where(lms_roster.path))
     removed = _remove_stale(out.parent, set(written))
     if removed:
         lines += ["", f"removed {', '.join(removed)} of an earlier run (FORMAT={form} writes no such file)"]

@@ -522,11 +522,7 @@ def check(notebooks, *, timeout=None, stream=None, course=".", as_json=False, sa
         Sandbox().check()
     except SandboxError as exc:
         if sandbox == "required":
-            if as_json:
-                print(json.dumps([CheckReport(notebook=str(p), error=f"not checking: {exc}").as_dict()
-                                  for p in notebooks]), file=stream)
-            else:
-                print(f"error: not checking: {exc}", file=sys.stderr)
+            _refuse(notebooks, f"not checking: {exc}", as_json=as_json, stream=stream)
             return 2
         box, unsandboxed = Sandbox(mode="off"), _first_sentence(str(exc))
     try:
@@ -564,22 +560,34 @@ def check(notebooks, *, timeout=None, stream=None, course=".", as_json=False, sa
             report.unsandboxed = unsandboxed
             reports.append(report)
             worst = max(worst, 0 if report.passed or report.lecture else 1)
-            if as_json:
-                continue
-            failed = results.get("failed", [])
-            if failed:
-                validator._print_num_failed(len(failed))
-                for cell in failed:
-                    validator._print_error(cell["source"], cell["raw_error"])
-            print("\n".join(report.lines()), file=stream)
-            if unsandboxed:
-                print(f"note: your code ran without the grading sandbox ({unsandboxed})", file=stream)
+            if not as_json:
+                _print_report(validator, results, report, stream=stream)
     finally:
         if quiet is not None:
             quiet.close()
     if as_json:
         print(json.dumps([r.as_dict() for r in reports]), file=stream)
     return worst
+
+
+def _refuse(notebooks, error, *, as_json, stream):
+    """Say that no notebook is checked, and why: one report per notebook (JSON), or one line on stderr."""
+    if as_json:
+        print(json.dumps([CheckReport(notebook=str(p), error=error).as_dict() for p in notebooks]), file=stream)
+    else:
+        print(f"error: {error}", file=sys.stderr)
+
+
+def _print_report(validator, results, report, *, stream):
+    """The text report of one checked notebook: nbgrader's lines for each failed cell, then the summary."""
+    failed = results.get("failed", [])
+    if failed:
+        validator._print_num_failed(len(failed))
+        for cell in failed:
+            validator._print_error(cell["source"], cell["raw_error"])
+    print("\n".join(report.lines()), file=stream)
+    if report.unsandboxed:
+        print(f"note: your code ran without the grading sandbox ({report.unsandboxed})", file=stream)
 
 
 def _first_sentence(text):

@@ -142,21 +142,7 @@ def encode(obj, *, lenient=False, depth=0):
         return _encode_generator(obj)
     if isinstance(obj, (np.ndarray, np.generic)) or (lenient and not isinstance(obj, (list, tuple, dict, str))
                                        and (hasattr(obj, "__array__") or hasattr(obj, "__float__"))):
-        arr = np.asarray(obj)
-        if arr.dtype.kind == "O" and lenient:
-            try:
-                arr = arr.astype(float)
-            except (TypeError, ValueError):
-                raise TypeError(f"an array of dtype {arr.dtype} that does not hold numbers") from None
-        if arr.dtype.kind not in _KINDS:
-            raise TypeError(f"an array of dtype {arr.dtype}, not of numbers")
-        if arr.ndim == 0 and not isinstance(obj, np.ndarray):  # a scalar
-            return arr.item()
-        arr = np.array(arr, order="C")  # (ascontiguousarray would turn a 0-d array into 1-d)
-        if lenient:                     # one canonical dtype per kind
-            arr = arr.astype({"b": np.bool_, "i": np.int64, "u": np.int64, "f": np.float64}[arr.dtype.kind])
-        return {"__ndarray__": base64.b64encode(arr.tobytes()).decode("ascii"), "dtype": arr.dtype.str,
-                "shape": list(arr.shape)}
+        return _encode_array(obj, lenient=lenient)
     if isinstance(obj, bool):
         return bool(obj)
     if isinstance(obj, int):
@@ -173,6 +159,27 @@ def encode(obj, *, lenient=False, depth=0):
     if isinstance(obj, dict):
         return {str(k): encode(v, lenient=lenient, depth=depth + 1) for k, v in obj.items()}
     raise TypeError(f"an object of type {type(obj).__name__}, not a number, array, list or tuple")
+
+
+def _encode_array(obj, *, lenient):
+    """A NumPy array or scalar (or, ``lenient``, what converts to one) for the wire: a number or an array."""
+    import numpy as np
+
+    arr = np.asarray(obj)
+    if arr.dtype.kind == "O" and lenient:
+        try:
+            arr = arr.astype(float)
+        except (TypeError, ValueError):
+            raise TypeError(f"an array of dtype {arr.dtype} that does not hold numbers") from None
+    if arr.dtype.kind not in _KINDS:
+        raise TypeError(f"an array of dtype {arr.dtype}, not of numbers")
+    if arr.ndim == 0 and not isinstance(obj, np.ndarray):  # a scalar
+        return arr.item()
+    arr = np.array(arr, order="C")  # (ascontiguousarray would turn a 0-d array into 1-d)
+    if lenient:                     # one canonical dtype per kind
+        arr = arr.astype({"b": np.bool_, "i": np.int64, "u": np.int64, "f": np.float64}[arr.dtype.kind])
+    return {"__ndarray__": base64.b64encode(arr.tobytes()).decode("ascii"), "dtype": arr.dtype.str,
+            "shape": list(arr.shape)}
 
 
 def _encode_generator(generator):
@@ -200,10 +207,35 @@ def _decode_generator(obj):
     return np.random.Generator(bits)
 
 
-def decode(obj, *, depth=0):
-    """Plain data from the wire, numeric arrays rebuilt; anything else raises :class:`WireError`."""
+def _decode_array(obj):
+    """The array an ``{"__ndarray__": ...}`` of the wire holds; anything malformed raises :class:`WireError`."""
     import numpy as np
 
+    data, dtype, shape = obj.get("__ndarray__"), obj.get("dtype"), obj.get("shape")
+    if not isinstance(dtype, str) or not isinstance(data, str) or len(dtype) > 8:
+        raise WireError("the message holds a malformed array")
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise WireError(f"the message holds an array of dtype {dtype!r}") from None
+    if dt.kind not in _KINDS or dt.itemsize > 16:
+        raise WireError(f"the message holds an array of dtype {dtype!r}")
+    if not isinstance(shape, list) or len(shape) > 32 or not all(type(n) is int and n >= 0 for n in shape):
+        raise WireError("the message holds an array with a malformed shape")
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except ValueError:
+        raise WireError("the message holds an array whose data are not base64") from None
+    size = 1
+    for n in shape:
+        size *= n
+    if size * dt.itemsize != len(raw):
+        raise WireError("the message holds an array whose data do not match its shape")
+    return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
+
+
+def decode(obj, *, depth=0):
+    """Plain data from the wire, numeric arrays rebuilt; anything else raises :class:`WireError`."""
     if depth > MAX_DEPTH + 1:
         raise WireError("the message is nested too deeply")
     if obj is None or type(obj) in (bool, int, float, str):
@@ -213,27 +245,7 @@ def decode(obj, *, depth=0):
     if type(obj) is not dict:
         raise WireError(f"the message holds {type(obj).__name__}")
     if "__ndarray__" in obj:
-        data, dtype, shape = obj.get("__ndarray__"), obj.get("dtype"), obj.get("shape")
-        if not isinstance(dtype, str) or not isinstance(data, str) or len(dtype) > 8:
-            raise WireError("the message holds a malformed array")
-        try:
-            dt = np.dtype(dtype)
-        except TypeError:
-            raise WireError(f"the message holds an array of dtype {dtype!r}") from None
-        if dt.kind not in _KINDS or dt.itemsize > 16:
-            raise WireError(f"the message holds an array of dtype {dtype!r}")
-        if not isinstance(shape, list) or len(shape) > 32 or not all(type(n) is int and n >= 0 for n in shape):
-            raise WireError("the message holds an array with a malformed shape")
-        try:
-            raw = base64.b64decode(data, validate=True)
-        except ValueError:
-            raise WireError("the message holds an array whose data are not base64") from None
-        size = 1
-        for n in shape:
-            size *= n
-        if size * dt.itemsize != len(raw):
-            raise WireError("the message holds an array whose data do not match its shape")
-        return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
+        return _decode_array(obj)
     if "__generator__" in obj:
         return _decode_generator(obj)
     if "__tuple__" in obj:

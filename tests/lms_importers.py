@@ -55,15 +55,7 @@ def canvas_import(path, users, current=None):
     for row in rows[1:]:
         if row and "Points Possible" in row[0]:
             continue
-        user = None
-        if row[1].strip():
-            user = next((u for u in users if str(u["id"]) == row[1].strip()), None)
-        if user is None and sis_col is not None and row[sis_col].strip():
-            user = next((u for u in users if u.get("sis_user_id") == row[sis_col].strip()), None)
-        if user is None and login_col is not None and row[login_col].strip():
-            user = next((u for u in users if u.get("login_id") == row[login_col].strip()), None)
-        if user is None:
-            user = next((u for u in users if row[0] in (u.get("name"), u.get("sortable_name"))), None)
+        user = _canvas_user(row, users, sis_col, login_col)
         if user is None:
             missing.append(row)
             continue
@@ -76,6 +68,20 @@ def canvas_import(path, users, current=None):
                 cleared.append((user["id"], title))
             posted[(user["id"], title)] = value
     return posted, missing, cleared
+
+
+def _canvas_user(row, users, sis_col, login_col):
+    """The student Canvas finds for ``row``: by ID, then SIS User ID, then SIS Login ID, then by name; or None."""
+    user = None
+    if row[1].strip():
+        user = next((u for u in users if str(u["id"]) == row[1].strip()), None)
+    if user is None and sis_col is not None and row[sis_col].strip():
+        user = next((u for u in users if u.get("sis_user_id") == row[sis_col].strip()), None)
+    if user is None and login_col is not None and row[login_col].strip():
+        user = next((u for u in users if u.get("login_id") == row[login_col].strip()), None)
+    if user is None:
+        user = next((u for u in users if row[0] in (u.get("name"), u.get("sortable_name"))), None)
+    return user
 
 
 def moodle_import(path, users, *, map_from, map_to, current=None):

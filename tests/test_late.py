@@ -51,6 +51,33 @@ def _flag(course, student):
         return gb.find_grade(WRITTEN, ASSIGNMENT, ASSIGNMENT, student).needs_manual_grade
 
 
+def _check_grades(course, students, done, automatic, step):
+    """Every exported grade is what the policy gives for the parts ``done`` (``automatic``: the autograded score)."""
+    from grading.exporters import class_rows
+
+    rows = {r.student: r for r in class_rows(Course(course), ASSIGNMENT)}
+    for s, applied in done.items():
+        if "A" not in applied:
+            continue
+        r = rows[s]
+        raw = automatic + (2.0 if "M" in applied else 0.0)
+        days = 1 if "E" in applied else 2
+        assert math.isclose(r.raw_score, raw), (step, s, students[s], r)
+        assert r.late_seconds == LATE - (86400 if "E" in applied else 0), (step, s, r)
+        assert math.isclose(r.penalty, raw * 0.1 * days), (step, s, students[s], r.penalty)
+        assert math.isclose(r.score, raw * (1 - 0.1 * days)), (step, s, r.score)
+        assert r.status == ("final" if "M" in applied else "provisional"), (step, s, r.status, r.reason)
+        if "M" in applied:                       # a regrade leaves the grader's "done" as it was
+            assert _flag(course, s) is False, (step, s, students[s])
+    # nbgrader's own record of the penalty (the Formgrader, nbgrader's feedback) agrees
+    with warnings.catch_warnings(), _gb(course) as gb:
+        warnings.simplefilter("ignore")
+        for s, applied in done.items():
+            if "A" in applied:
+                stored = gb.find_submission(ASSIGNMENT, s).notebooks[0].late_submission_penalty
+                assert math.isclose(stored, rows[s].penalty), (step, s, stored, rows[s].penalty)
+
+
 @pytest.mark.slow
 def test_every_order_of_autograde_manual_grade_regrade_and_extension_gives_the_same_grade(tmp_path):
     from traitlets.config import Config
@@ -77,39 +104,15 @@ def test_every_order_of_autograde_manual_grade_regrade_and_extension_gives_the_s
     done = {s: set() for s in students}
     automatic = None
 
-    def check(step):
-        rows = {r.student: r for r in class_rows(c, ASSIGNMENT)}
-        for s, applied in done.items():
-            if "A" not in applied:
-                continue
-            r = rows[s]
-            raw = automatic + (2.0 if "M" in applied else 0.0)
-            days = 1 if "E" in applied else 2
-            assert math.isclose(r.raw_score, raw), (step, s, students[s], r)
-            assert r.late_seconds == LATE - (86400 if "E" in applied else 0), (step, s, r)
-            assert math.isclose(r.penalty, raw * 0.1 * days), (step, s, students[s], r.penalty)
-            assert math.isclose(r.score, raw * (1 - 0.1 * days)), (step, s, r.score)
-            assert r.status == ("final" if "M" in applied else "provisional"), (step, s, r.status, r.reason)
-            if "M" in applied:                       # a regrade leaves the grader's "done" as it was
-                assert _flag(course, s) is False, (step, s, students[s])
-        # nbgrader's own record of the penalty (the Formgrader, nbgrader's feedback) agrees
-        with warnings.catch_warnings(), _gb(course) as gb:
-            warnings.simplefilter("ignore")
-            for s, applied in done.items():
-                if "A" in applied:
-                    stored = gb.find_submission(ASSIGNMENT, s).notebooks[0].late_submission_penalty
-                    assert math.isclose(stored, rows[s].penalty), (step, s, stored, rows[s].penalty)
-
     for step in range(4):
         todo = {s: order[step] for s, order in students.items()}
-        if "A" in todo.values():                             # hand in, then autograde what is new
-            for s, op in todo.items():
-                if op == "A":
-                    hand_in(s)
+        handing_in = [s for s, op in todo.items() if op == "A"]
+        if handing_in:                                       # hand in, then autograde what is new
+            for s in handing_in:
+                hand_in(s)
             autograde(course, ASSIGNMENT, jobs=1, **quiet)
-            for s, op in todo.items():
-                if op == "A":
-                    done[s].add("A")
+            for s in handing_in:
+                done[s].add("A")
             if automatic is None:
                 automatic = next(r.raw_score for r in class_rows(c, ASSIGNMENT) if r.student == "o0")
                 assert automatic == 17.0                     # every test passes; the written answer waits
@@ -122,6 +125,6 @@ def test_every_order_of_autograde_manual_grade_regrade_and_extension_gives_the_s
                 autograde(course, ASSIGNMENT, jobs=1, student=s, force=True, **quiet)
             if op != "A":
                 done[s].add(op)
-        check(step)
+        _check_grades(course, students, done, automatic, step)
     final = {r.student: (r.status, r.score) for r in class_rows(c, ASSIGNMENT)}
     assert all(st == "final" and math.isclose(v, 19 * 0.9) for st, v in final.values()), final

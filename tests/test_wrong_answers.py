@@ -559,6 +559,27 @@ def _root(node):
     return node.id if isinstance(node, ast.Name) else None
 
 
+def _loop_values(loop):
+    """For each name a ``for`` loop's target binds, the expressions it may take (None: not known)."""
+    rows = loop.iter
+    if isinstance(rows, ast.Call) and _dotted_name(rows.func) == "range":
+        rows = ast.Tuple(elts=[ast.Constant(0)])
+    for leaf in ast.walk(loop.target):
+        if isinstance(leaf, ast.Name):
+            if isinstance(rows, ast.Subscript) and isinstance(rows.slice, ast.Slice):
+                rows = rows.value                  # the elements of a slice of a list are its elements
+            values = [ast.Subscript(value=rows, slice=ast.Constant(0))] if isinstance(rows, ast.Name) else [None]
+            if isinstance(rows, (ast.BinOp, ast.ListComp)):
+                values = [ast.Subscript(value=rows, slice=ast.Constant(0))]
+            if isinstance(rows, (ast.Tuple, ast.List)) and isinstance(loop.target, ast.Name):
+                values = rows.elts
+            elif isinstance(rows, (ast.Tuple, ast.List)) and isinstance(loop.target, ast.Tuple) and all(
+                    isinstance(r, ast.Tuple) and len(r.elts) == len(loop.target.elts) for r in rows.elts):
+                at = [t.id if isinstance(t, ast.Name) else None for t in loop.target.elts].index(leaf.id)
+                values = [r.elts[at] for r in rows.elts]
+            yield leaf.id, values
+
+
 def _immutable_names(tree):
     """Names every assignment of which (in the whole cell) gives a number, a string or a tuple of them."""
     assigned = defaultdict(list)
@@ -574,23 +595,8 @@ def _immutable_names(tree):
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
             assigned[node.target.id].append(node.value)
         elif isinstance(node, ast.For):        # (a comprehension's names are its own)
-            rows = node.iter
-            if isinstance(rows, ast.Call) and _dotted_name(rows.func) == "range":
-                rows = ast.Tuple(elts=[ast.Constant(0)])
-            for leaf in ast.walk(node.target):
-                if isinstance(leaf, ast.Name):
-                    if isinstance(rows, ast.Subscript) and isinstance(rows.slice, ast.Slice):
-                        rows = rows.value                  # the elements of a slice of a list are its elements
-                    values = [ast.Subscript(value=rows, slice=ast.Constant(0))] if isinstance(rows, ast.Name) else [None]
-                    if isinstance(rows, (ast.BinOp, ast.ListComp)):
-                        values = [ast.Subscript(value=rows, slice=ast.Constant(0))]
-                    if isinstance(rows, (ast.Tuple, ast.List)) and isinstance(node.target, ast.Name):
-                        values = rows.elts
-                    elif isinstance(rows, (ast.Tuple, ast.List)) and isinstance(node.target, ast.Tuple) and all(
-                            isinstance(r, ast.Tuple) and len(r.elts) == len(node.target.elts) for r in rows.elts):
-                        at = [t.id if isinstance(t, ast.Name) else None for t in node.target.elts].index(leaf.id)
-                        values = [r.elts[at] for r in rows.elts]
-                    assigned[leaf.id] += values
+            for name, values in _loop_values(node):
+                assigned[name] += values
         elif isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
             for name in ([a.asname or a.name for a in node.names] if isinstance(node, (ast.Import, ast.ImportFrom))
                          else [node.name]):

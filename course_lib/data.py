@@ -97,10 +97,11 @@ def make_noisy(n_samples, n_features=2, *, noise=0.1, margin=0.0, rng=None):
 
     Parameters
     ----------
-    n_samples, n_features, margin : as in :func:`make_separable`
+    n_samples, n_features : as in :func:`make_separable`
     noise : float, default=0.1
         Fraction of labels flipped (0 <= noise <= 1); exactly
         ``round(noise * n_samples)`` labels, chosen at random, change sign.
+    margin : as in :func:`make_separable`
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -132,6 +133,11 @@ def random_line_target(*, rng=None):
     Two points are drawn uniformly from [-1, 1]^2; the target is +1 on one side of
     the line through them and -1 on the other.
 
+    Parameters
+    ----------
+    rng : None, int or numpy.random.Generator
+        Randomness for the two points.
+
     Returns
     -------
     w_f : ndarray of shape (3,)
@@ -151,6 +157,13 @@ def random_line_target(*, rng=None):
 
 def make_random_line_data(n_samples, *, rng=None):
     """N points uniform on [-1, 1]^2 labelled by a fresh random-line target.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of points N.
+    rng : None, int or numpy.random.Generator
+        Randomness for the target and the points.
 
     Returns
     -------
@@ -184,6 +197,15 @@ def data_dir():
     ------
     ValueError
         When the variable names something that is not a directory.
+
+    Examples
+    --------
+    >>> import os
+    >>> folder = data_dir()
+    >>> folder is None or folder.is_dir()
+    True
+    >>> (folder is None) == (os.environ.get("COURSE_DATA_DIR") is None)
+    True
     """
     value = os.environ.get(DATA_DIR_ENV)
     if not value:

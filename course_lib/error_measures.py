@@ -65,6 +65,11 @@ def pointwise_error(h, y, *, measure="zero_one"):
 def cost_matrix(name):
     """A copy of one of Lin's cost matrices, ``"supermarket"`` or ``"cia"`` (see :data:`COST_MATRICES`).
 
+    Parameters
+    ----------
+    name : {"supermarket", "cia"}
+        Which of the lecture's two examples.
+
     Examples
     --------
     >>> cost_matrix("cia").tolist()
@@ -115,6 +120,13 @@ def example_weights(y, *, cost):
 
     cost[0, 1] (a false reject) for y = +1 and cost[1, 0] (a false accept) for y = -1.
 
+    Parameters
+    ----------
+    y : array-like of shape (N,)
+        Labels +1 or -1.
+    cost : {"supermarket", "cia"} or array-like of shape (2, 2)
+        A cost matrix (rows y = +1, -1; columns h = +1, -1), or the name of one of Lin's.
+
     Examples
     --------
     >>> example_weights([1, -1, 1], cost="cia").tolist()
@@ -163,6 +175,15 @@ def ideal_mini_target(values, probabilities, *, measure="zero_one"):
 
     For the 0/1 error it is the most probable value (the first one on a tie); for the
     squared error it is the mean sum_y y P(y | x).
+
+    Parameters
+    ----------
+    values : array-like of shape (K,)
+        The values y can take at x.
+    probabilities : array-like of shape (K,)
+        P(y | x) for each of them.
+    measure : {"zero_one", "squared"}, default="zero_one"
+        The error measure the prediction is best for.
 
     Examples
     --------

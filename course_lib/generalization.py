@@ -274,6 +274,11 @@ def all_labelings(n):
     Row j is the binary expansion of j with -1 for 0 and +1 for 1, the first point the most
     significant digit; :func:`dichotomies` lists its rows in the same order.
 
+    Parameters
+    ----------
+    n : int
+        Number of points N (>= 0).
+
     Examples
     --------
     >>> all_labelings(2).tolist()
@@ -373,6 +378,13 @@ def count_dichotomies(X, *, model="perceptron"):
 def is_shattered(X, *, model="perceptron"):
     """Whether the hypothesis set realises all 2^N labelings of the points X.
 
+    Parameters
+    ----------
+    X : array-like of shape (N, d), or (N,) for points on a line
+        The points.
+    model : {"perceptron", "positive_ray", "positive_interval", "convex_set"}, default="perceptron"
+        The hypothesis set (see :data:`MODELS`).
+
     Examples
     --------
     >>> is_shattered([[0, 0], [1, 0], [0, 1]]), is_shattered([[0, 0], [1, 0], [2, 0]])
@@ -442,6 +454,11 @@ def shattered_set(d):
     With z_n = (1, x_n) the (d+1) x (d+1) matrix Z is invertible, so for every labeling y
     the weights w = Z^{-1} y give sign(Z w) = y (the lecture's construction).
 
+    Parameters
+    ----------
+    d : int
+        Dimension of the input space.
+
     Examples
     --------
     >>> shattered_set(2).tolist()
@@ -458,6 +475,13 @@ def separating_weights(X, y):
     -1 <= w_i <= 1, which centres the boundary between the two classes (the widest margin
     measured with the largest |w_i|). It works in floating point: whether y is realisable
     at all is decided exactly by :func:`dichotomies`; this only finds a line to show.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, d)
+        The points.
+    y : array-like of shape (N,)
+        Labels +1 or -1.
 
     Examples
     --------
@@ -547,6 +571,13 @@ def bounding_function_table(n_max, k_max):
     Equality holds because the recursion's values, sum_{i<k} C(N, i), are reached by a set
     with no k points shattered (:func:`largest_family`).
 
+    Parameters
+    ----------
+    n_max : int
+        Largest number of points N.
+    k_max : int
+        Largest break point k.
+
     Returns
     -------
     ndarray of object (Python int) of shape (n_max + 1, k_max + 1)
@@ -603,6 +634,13 @@ def largest_family(N, k):
 
     The labelings with fewer than k entries +1: any k points miss the all-(+1) labeling
     on them, and there are sum_{i<k} C(N, i) of them, which is B(N, k).
+
+    Parameters
+    ----------
+    N : int
+        Number of points.
+    k : int
+        The break point: no k of the points are shattered.
 
     Returns
     -------
@@ -669,6 +707,13 @@ def bounding_function_brute_force(N, k):
     A set of labelings shatters the points S when its restrictions to S take all 2^|S|
     values. This keeps the largest set that shatters no k points. Exponential: for checking
     the recursion on small N only.
+
+    Parameters
+    ----------
+    N : int
+        Number of points (at most 4).
+    k : int
+        The break point: no k of the points may be shattered.
 
     Examples
     --------
@@ -789,6 +834,15 @@ def vc_delta(N, *, d_vc, epsilon):
     """The probability bound of the VC inequality, 4 (2N)^d_vc exp(-epsilon^2 N / 8), as Lin tabulates it.
 
     Values above 1 are true and say nothing. Computed in logarithms (no overflow).
+
+    Parameters
+    ----------
+    N : int or array-like of int
+        Number of examples.
+    d_vc : int
+        The VC dimension.
+    epsilon : float
+        The tolerance on |E_in - E_out|.
 
     Examples
     --------
@@ -935,6 +989,23 @@ def pocket_generalization_gap(n_values, *, dimension=2, noise=0.1, n_runs=50, ma
     pocket started from linear regression's weights (``max_updates`` updates, random cycle).
     E_out(g) = noise + (1 - 2 noise) P[g(x) != f(x)] exactly for flipped labels; the
     disagreement P[g != f] is estimated on ``n_test`` fresh inputs shared by all runs.
+
+    Parameters
+    ----------
+    n_values : sequence of int
+        The sample sizes N.
+    dimension : int, default=2
+        Dimension of the inputs.
+    noise : float, default=0.1
+        Probability that a label is flipped.
+    n_runs : int, default=50
+        Runs for each N.
+    max_updates : int, default=100
+        Pocket's updates in each run.
+    n_test : int, default=20000
+        Fresh inputs on which the disagreement with the target is estimated.
+    rng : None, int or numpy.random.Generator
+        Randomness for the targets, the data and pocket's cycle.
 
     Returns
     -------

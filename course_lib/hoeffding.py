@@ -309,6 +309,15 @@ def nu_min_distribution(n_coins=1_000, n_flips=10, *, p=0.5):
     P[min >= k] = P[X >= k] ** n_coins, so
     P[nu_min = k / n_flips] = P[X >= k] ** n_coins - P[X >= k + 1] ** n_coins.
 
+    Parameters
+    ----------
+    n_coins : int, default=1000
+        Number of coins.
+    n_flips : int, default=10
+        Flips of each coin.
+    p : float, default=0.5
+        Probability of heads, the same for every coin.
+
     Returns
     -------
     values : ndarray of shape (n_flips + 1,)
@@ -336,6 +345,15 @@ def nu_min_distribution(n_coins=1_000, n_flips=10, *, p=0.5):
 def expected_nu_min(n_coins=1_000, n_flips=10, *, p=0.5):
     """E[nu_min], exactly, from :func:`nu_min_distribution`.
 
+    Parameters
+    ----------
+    n_coins : int, default=1000
+        Number of coins.
+    n_flips : int, default=10
+        Flips of each coin.
+    p : float, default=0.5
+        Probability of heads, the same for every coin.
+
     Examples
     --------
     >>> round(expected_nu_min(1_000, 10), 4)
@@ -361,6 +379,15 @@ def binomial_deviation_probability(eps, n, mu):
 
     This is what nu_1 and nu_rand of the coin experiment follow (with mu = 0.5), so
     the simulation can be checked against it, and it lies below Hoeffding's bound.
+
+    Parameters
+    ----------
+    eps : float
+        The tolerance epsilon.
+    n : int
+        Number of flips N.
+    mu : float
+        Probability of heads.
 
     Examples
     --------

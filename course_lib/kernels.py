@@ -134,6 +134,21 @@ def kernel_matrix(X, Z=None, *, kernel="linear", degree=2, gamma=1.0, coef0=1.0)
 
     ``kernel`` may also be a function ``f(X, Z)`` returning the Gram matrix.
 
+    Parameters
+    ----------
+    X : array-like of shape (N, d)
+        Raw features (no constant column).
+    Z : array-like of shape (M, d) or None
+        The second set of points (None: X again).
+    kernel : {"linear", "poly", "rbf"} or callable, default="linear"
+        The kernel, or a function ``f(X, Z)`` returning the Gram matrix.
+    degree : int, default=2
+        Degree of the polynomial kernel (see :func:`polynomial_kernel`).
+    gamma : float, default=1.0
+        Scale of the polynomial kernel and width of the RBF kernel (see :func:`rbf_kernel`).
+    coef0 : float, default=1.0
+        Constant term of the polynomial kernel.
+
     Examples
     --------
     >>> kernel_matrix([[1.0, 1.0]], kernel="poly", degree=3, gamma=0.5, coef0=0.0).tolist()
@@ -162,6 +177,11 @@ def quadratic_features(X):
     so that ``phi(x)^T phi(z) = (1 + x^T z) ** 2``. It has ``1 + 2d + d(d-1)/2``
     coordinates: the cost that the kernel avoids.
 
+    Parameters
+    ----------
+    X : array-like of shape (N, d)
+        Raw features (no constant column).
+
     Examples
     --------
     >>> import numpy as np
@@ -180,7 +200,24 @@ def quadratic_features(X):
 
 @dataclass
 class KernelPerceptronResult:
-    """What :func:`kernel_perceptron` learned: ``alpha``, ``b`` and the training set."""
+    """What :func:`kernel_perceptron` learned: ``alpha``, ``b`` and the training set.
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (N,)
+        How much each example was added: ``eta`` times the updates it caused.
+    b : float
+        The bias.
+    n_updates : int
+        The number of updates made.
+    halted : bool
+        True when a full cycle found no mistake.
+    X_train : ndarray of shape (N, d)
+        The training inputs (the kernel is evaluated against them).
+    y_train : ndarray of shape (N,)
+        The training labels.
+    kernel, degree, gamma, coef0 : the kernel and its parameters, as in :func:`kernel_matrix`
+    """
 
     alpha: np.ndarray
     b: float
@@ -222,8 +259,8 @@ def kernel_perceptron(X, y, *, kernel="linear", degree=2, gamma=1.0, coef0=1.0, 
     y : array-like of shape (N,)
         Labels +1 or -1.
     kernel : {"linear", "poly", "rbf"} or callable, default="linear"
-        The kernel (see :func:`kernel_matrix`); ``degree``, ``gamma``, ``coef0`` are its
-        parameters.
+        The kernel (see :func:`kernel_matrix`).
+    degree, gamma, coef0 : the kernel's parameters, as in :func:`kernel_matrix`
     eta : float, default=1.0
         Learning rate (> 0).
     max_updates : int or None, default=1000

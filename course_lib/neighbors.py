@@ -252,6 +252,13 @@ class Standardizer:
     Fitted on the training set only (:func:`fit_standardizer`) and then applied, unchanged,
     to validation and test points: using the test set's statistics would let it leak into
     the model.
+
+    Attributes
+    ----------
+    mean : ndarray of shape (d,)
+        The training mean of each column.
+    scale : ndarray of shape (d,)
+        The training standard deviation of each column (1 for a constant column).
     """
 
     mean: np.ndarray
@@ -272,6 +279,11 @@ def fit_standardizer(X_train):
     its deviation is at rounding level for its values (at most 1e-12 times its largest
     magnitude): the mean of ten copies of 0.1 is not exactly 0.1 in floating point, and
     dividing by the resulting 1e-17 would blow rounding errors up to order one.
+
+    Parameters
+    ----------
+    X_train : array-like of shape (N, d)
+        The training inputs, whose columns give the mean and scale.
 
     Examples
     --------

@@ -243,6 +243,13 @@ def deterministic_noise(target, degree):
     orthonormal Legendre basis it keeps f's first Q + 1 coefficients, so the deterministic
     noise is the energy of the rest, sum_{q > Q} b_q^2.
 
+    Parameters
+    ----------
+    target : array-like of shape (Q_f + 1,)
+        The target's coefficients in the orthonormal Legendre basis (as :func:`legendre_target` gives them).
+    degree : int
+        Q, the largest degree of the hypothesis set.
+
     Examples
     --------
     >>> deterministic_noise([1.0, 0.0, 0.5, 0.5], 1)

@@ -86,6 +86,15 @@ def predict(w, X):
 def error_rate(w, X, y):
     """Fraction of examples that the perceptron w misclassifies (E_in on (X, y)).
 
+    Parameters
+    ----------
+    w : array-like of shape (d + 1,)
+        Weights, w0 first.
+    X : array-like of shape (N, d + 1)
+        Inputs with the constant coordinate x0 = 1 (see :func:`add_bias`).
+    y : array-like of shape (N,)
+        Labels +1 or -1.
+
     Examples
     --------
     >>> X = add_bias([[2.0, 1.0], [1.0, 2.0]])

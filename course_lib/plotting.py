@@ -125,9 +125,11 @@ def plot_boundary(w, *, ax=None, color="black", linestyle="-", shade=True, label
         whole plane is shaded by the sign of w0 (sign(0) = -1).
     ax : matplotlib Axes or None
         Drawn within the current limits of ``ax``.
-    color, linestyle, label : line style.
+    color, linestyle : line style.
     shade : bool, default=True
         Shade the half-plane where h(x) = +1.
+    label : str or None
+        The line's legend text.
     normal : bool, default=False
         Draw the vector (w1, w2), which points into the positive side.
 
@@ -298,6 +300,8 @@ def plot_ein_history(ein_pla, ein_pocket=None, *, ax=None, labels=("PLA $w_t$", 
     ein_pla : array-like of shape (T + 1,)
     ein_pocket : array-like of shape (T + 1,) or None
     ax : matplotlib Axes or None
+    labels : (str, str)
+        The legend's names of the two curves.
 
     Returns
     -------
@@ -632,12 +636,14 @@ def plot_digit_boundaries(X, y, weights, *, names=("1", "5"), ax=None, limits=No
 
     Parameters
     ----------
-    X, y, names, limits : as in :func:`plot_digit_features`
+    X, y : as in :func:`plot_digit_features`
     weights : dict of str to array-like of shape (3,)
         Each line's legend text and weights (w0, w1, w2), e.g. ``{"PLA": w, "pocket": v}``.
         A line that does not cross the picture is still listed in the legend, marked
         as outside it with the class it gives to every point shown.
+    names : as in :func:`plot_digit_features`
     ax : matplotlib Axes or None
+    limits : as in :func:`plot_digit_features`
     title : str or None
 
     Returns
@@ -780,6 +786,12 @@ def plot_logistic(*, ax=None, limit=6.0):
     """The logistic function theta(s) beside the hard threshold it softens.
 
     The hard threshold is drawn on the same 0..1 scale, as (1 + sign(s)) / 2.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes or None
+    limit : float, default=6.0
+        The signal s runs over [-limit, limit].
 
     Examples
     --------
@@ -947,6 +959,16 @@ def plot_decision_curve(w, *, transform=None, ax=None, color="black", linestyle=
     ellipse, ...) is drawn; with None it is the line w0 + w1 x1 + w2 x2 = 0. Drawn
     within the current limits of ``ax`` (set them first, e.g. with :func:`plot_data`).
 
+    Parameters
+    ----------
+    w : array-like
+        Weights on the transformed features z = transform(x).
+    transform : callable or None
+        The feature transform, from points of shape (N, 2) to features of shape (N, len(w));
+        None for the raw features (1, x1, x2).
+    ax : matplotlib Axes or None
+    color, linestyle, label : line style
+
     Returns
     -------
     matplotlib.axes.Axes
@@ -1088,6 +1110,10 @@ class DichotomyTiles(NamedTuple):
 
 def dichotomy_tiles(X, labelings, *, realised=None, ncols=None, highlight=None):
     """The geometry of the tile grid of :func:`plot_dichotomies`, for drawing it (or moving a drawn one).
+
+    Parameters
+    ----------
+    X, labelings, realised, ncols, highlight : as in :func:`plot_dichotomies`
 
     Returns
     -------

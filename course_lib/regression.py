@@ -128,6 +128,11 @@ def pseudo_inverse(X):
     rank-deficient X. To *solve* a least-squares problem call
     :func:`linear_regression`, which does not build this matrix.
 
+    Parameters
+    ----------
+    X : array-like of shape (N, d + 1)
+        The data matrix, x0 = 1 in its first column.
+
     Examples
     --------
     >>> from course_lib.perceptron import add_bias
@@ -180,6 +185,15 @@ def hat_matrix(X):
 
 def squared_error(w, X, y):
     """In-sample squared error E_in(w) = (1/N) sum_n (w^T x_n - y_n)^2.
+
+    Parameters
+    ----------
+    w : array-like of shape (d + 1,)
+        Weights, w0 first.
+    X : array-like of shape (N, d + 1)
+        Inputs with the constant coordinate x0 = 1.
+    y : array-like of shape (N,)
+        Real targets.
 
     Examples
     --------
@@ -270,6 +284,13 @@ def poly_powers(n_features, degree=2):
 
 def poly_feature_names(n_features, degree=2):
     """Names of the columns of :func:`poly_transform`, e.g. ``"x1*x2"`` or ``"x1^2"``.
+
+    Parameters
+    ----------
+    n_features : int
+        Number of raw features d.
+    degree : int, default=2
+        Largest degree, as in :func:`poly_transform`.
 
     Examples
     --------
@@ -437,6 +458,13 @@ def theta(s):
 
 def predict_probability(w, X):
     """Logistic regression's output theta(w^T x): the estimated probability that y = +1.
+
+    Parameters
+    ----------
+    w : array-like of shape (d + 1,)
+        Weights, w0 first.
+    X : array-like of shape (N, d + 1)
+        Inputs with the constant coordinate x0 = 1.
 
     Examples
     --------

@@ -382,6 +382,11 @@ class SVMResult:
         then lives in the kernel's feature space).
     C : float or None
         The soft-margin constant; None for the hard margin.
+    X_train : ndarray of shape (N, d)
+        The training inputs (the kernel is evaluated against them).
+    y_train : ndarray of shape (N,)
+        The training labels.
+    kernel, degree, gamma, coef0 : the kernel and its parameters, as in :func:`course_lib.kernels.kernel_matrix`
     """
 
     alpha: np.ndarray
@@ -438,7 +443,8 @@ def fit_svm(X, y, *, C=None, kernel="linear", degree=2, gamma=1.0, coef0=1.0, pe
         separable in the kernel's feature space), or the price (> 0) of a unit of slack
         for the soft margin: small C, a wide margin with many violations; large C, few.
     kernel : {"linear", "poly", "rbf"} or callable, default="linear"
-        The kernel, with ``degree``, ``gamma``, ``coef0`` as in :func:`course_lib.kernels.kernel_matrix`.
+        The kernel (see :func:`course_lib.kernels.kernel_matrix`).
+    degree, gamma, coef0 : the kernel's parameters, as in :func:`course_lib.kernels.kernel_matrix`
     penalty : {"l1", "l2"}, default="l1"
         How slack is priced: ``C sum xi_n`` (1-norm, the usual SVM: ``0 <= alpha <= C``) or
         ``C/2 sum xi_n^2`` (2-norm: the hard-margin dual with ``K + I/C``, no upper bound).
@@ -512,7 +518,19 @@ def fit_svm(X, y, *, C=None, kernel="linear", degree=2, gamma=1.0, coef0=1.0, pe
 
 @dataclass
 class PrimalSVMResult:
-    """The linear SVM from the primal program (:func:`fit_svm_primal`): ``w``, ``b`` and the slacks ``xi``."""
+    """The linear SVM from the primal program (:func:`fit_svm_primal`): ``w``, ``b`` and the slacks ``xi``.
+
+    Attributes
+    ----------
+    w : ndarray of shape (d,)
+        The weights.
+    b : float
+        The bias.
+    xi : ndarray of shape (N,)
+        The slack of each training example (0 outside the margin).
+    C : float or None
+        The soft-margin constant; None for the hard margin.
+    """
 
     w: np.ndarray
     b: float
@@ -596,6 +614,11 @@ def kkt_violation(result):
     one of these equalities fails: 0 for an exact solution. The products, not the cases
     ``alpha_n = 0`` / ``0 < alpha_n < C`` / ``alpha_n = C``, are measured, so a solver's
     tiny round-off in alpha does not count as a violation.
+
+    Parameters
+    ----------
+    result : SVMResult
+        A fit of :func:`fit_svm` with the hard margin or ``penalty="l1"``.
 
     Examples
     --------

@@ -132,6 +132,9 @@ class ReducedSVMResult:
     u : ndarray of shape (m,)
         One weight per kept column.
     b : float
+    X_columns : ndarray of shape (m, d)
+        The kept examples (the kernel is evaluated against them).
+    kernel, degree, gamma, coef0 : the kernel and its parameters, as in :func:`course_lib.kernels.kernel_matrix`
     """
 
     columns: np.ndarray

@@ -30,6 +30,11 @@ _RTOL = 1e-9  # slack for floating-point rounding in the checks
 def radius(X):
     """R = max_n ||x_n||: the length of the longest example (x0 included if present).
 
+    Parameters
+    ----------
+    X : array-like of shape (N, d)
+        The examples (with x0 = 1 in the first column, if it is there).
+
     Examples
     --------
     >>> float(radius([[1.0, 3.0, 4.0], [1.0, 0.0, 1.0]]))
@@ -44,6 +49,15 @@ def margin(w_f, X, y):
 
     Positive exactly when w_f separates the data (with sign(0) = -1, a point on the
     boundary gives rho = 0).
+
+    Parameters
+    ----------
+    w_f : array-like of shape (d + 1,)
+        Weights of a separating perceptron (the target's, say).
+    X : array-like of shape (N, d + 1)
+        Inputs with the constant coordinate x0 = 1.
+    y : array-like of shape (N,)
+        Labels +1 or -1.
 
     Examples
     --------
@@ -60,6 +74,15 @@ def margin(w_f, X, y):
 
 def novikoff_bound(X, y, w_f):
     """The bound R^2 / rho^2 on the number of PLA corrections (w_f must separate the data).
+
+    Parameters
+    ----------
+    X : array-like of shape (N, d + 1)
+        Inputs with the constant coordinate x0 = 1.
+    y : array-like of shape (N,)
+        Labels +1 or -1.
+    w_f : array-like of shape (d + 1,)
+        Weights of a separating perceptron (the target's, say).
 
     Examples
     --------
@@ -80,6 +103,17 @@ def bias_form_bound(X, y, w, b):
     separating (w, b) rescaled so that ||w|| = 1:
     gamma = min_i y_i (w^T x_i + b) / ||w||. The bound holds when |b| / ||w|| <= R,
     which is true of any (w, b) whose boundary passes through the data's ball.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, d)
+        Raw inputs (no x0 column).
+    y : array-like of shape (N,)
+        Labels +1 or -1.
+    w : array-like of shape (d,)
+        Weights of a separating hyperplane.
+    b : float
+        Its bias.
 
     Examples
     --------

@@ -37,6 +37,11 @@ _E_SIN2 = 0.5                    # E[sin^2(pi x)]
 def target(x):
     """The target of Example 2.8, f(x) = sin(pi x).
 
+    Parameters
+    ----------
+    x : float or array-like
+        Points of [-1, 1].
+
     Examples
     --------
     >>> float(target(0.5))

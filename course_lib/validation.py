@@ -26,7 +26,15 @@ __all__ = ["validation_split", "Split", "leave_one_out_error", "cross_validation
 
 
 class Split(NamedTuple):
-    """What :func:`validation_split` returns (unpack it as ``X_train, y_train, X_val, y_val``)."""
+    """What :func:`validation_split` returns (unpack it as ``X_train, y_train, X_val, y_val``).
+
+    Attributes
+    ----------
+    X_train, y_train : ndarray
+        The training part: N - K examples.
+    X_val, y_val : ndarray
+        The validation part: K examples.
+    """
 
     X_train: np.ndarray
     y_train: np.ndarray

@@ -179,7 +179,10 @@ class _Bar:
 
     def __init__(self, total, desc, stream):
         from tqdm import tqdm
+        # every count is drawn (miniters=1, mininterval=0): a submission takes seconds, and a count the bar
+        # skipped would leave the instructor reading a number the run has passed
         self.bar = tqdm(total=total, desc=desc, unit="submission", file=stream, dynamic_ncols=True,
+                        miniters=1, mininterval=0,
                         bar_format="{desc}: {n_fmt}/{total_fmt} |{bar}| {elapsed}<{remaining}, {rate_fmt}{postfix}")
 
     def update(self, n=1):

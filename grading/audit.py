@@ -55,6 +55,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .checks import _dotted
 from .course import Course, CourseError
 
 __all__ = ["audit_source", "audit_notebook", "audit_file", "audit_submission", "audit", "imported_names",
@@ -156,18 +157,6 @@ def python_of(source):
         m = _HELP.match(line)
         out.append(m["body"] if m else line)
     return "\n".join(out), shell
-
-
-def _dotted(node):
-    """``a.b.c`` for an Attribute/Name chain, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def _suspicious_path(text):

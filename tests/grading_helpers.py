@@ -161,3 +161,16 @@ def public_lines(nb):
         text = re.sub(r"### BEGIN (SOLUTION|HIDDEN TESTS).*?### END (SOLUTION|HIDDEN TESTS)", "", c.source, flags=re.S)
         public |= {line.strip() for line in text.splitlines()}
     return public
+
+
+def stop_processes(procs, timeout=60):
+    """Terminate ``procs`` (the last started first), wait for each, and kill what does not stop."""
+    import subprocess
+
+    for p in reversed(procs):
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()

@@ -28,7 +28,16 @@ import zipfile
 import labdriver as ld
 import nbformat
 import pytest
-from grading_helpers import ASSIGNMENT, ROOT, fill, grade_id, make_course, reference_bodies, with_answers
+from grading_helpers import (
+    ASSIGNMENT,
+    ROOT,
+    fill,
+    grade_id,
+    make_course,
+    reference_bodies,
+    stop_processes,
+    with_answers,
+)
 
 pytest_plugins = ["labdriver"]
 pytestmark = [pytest.mark.slow]
@@ -233,13 +242,7 @@ def paths(template, formgrader, new_page_module, tmp_path_factory):
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
         said["dask"] = run.stdout + run.stderr
     finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop_processes(procs)
         log.close()
     exports["dask"] = _exports(course)
     return {"exports": exports, "said": said, "work": work}

@@ -18,6 +18,7 @@ from grading_helpers import (
     make_course,
     reference_bodies,
     released_notebook,
+    stop_processes,
     submit,
     with_answers,
 )
@@ -336,13 +337,7 @@ def dask_cluster(tmp_path):
         assert len(pids) == 2
         yield {"address": address, "worker_pids": set(pids.values())}
     finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop_processes(procs)
         logs.close()
 
 

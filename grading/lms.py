@@ -564,16 +564,9 @@ def collect_lms(root, assignment, source, *, roster=None, times=None, echo=print
     timezone = str(course.config.get("CourseLMS", {}).get("timezone", "UTC") or "UTC")
     known_times, participants, problems = (read_times(times, roster_obj, timezone=timezone) if times
                                            else ({}, {}, []))
-    subs, skipped = _parse(_entries(source))
-    if not subs:
-        raise CourseError(f"FROM={source} holds no submission Canvas or Moodle names as they do "
-                          "(<name>[_LATE]_<user id>_<attachment id>_<file> for Canvas, folders "
-                          "<Full Name>_<number>_assignsubmission_file_ for Moodle)"
-                          + (f"; it holds {', '.join(skipped[:5])}" if skipped else ""))
+    subs, skipped = _read_download(source)
     notebooks = course.notebooks(assignment)
-    released_dir = course.release_dir / assignment
-    released = [p.relative_to(released_dir).as_posix() for p in released_dir.rglob("*") if p.is_file()] \
-        if released_dir.is_dir() else []
+    released = _released_files(course, assignment)
     record = import_record(course, assignment)
     result = {"imported": [], "unchanged": [], "unknown": [], "late": [], "late_unknown": [], "problems": []}
     chosen = {}
@@ -587,39 +580,86 @@ def collect_lms(root, assignment, source, *, roster=None, times=None, echo=print
                                       f"({chosen[entry.student_id]} and {key}); kept the first")
             continue
         chosen[entry.student_id] = key
-        _unzip_uploads(sub)
-        _strip_single_folder(sub, notebooks)
-        _renames(sub, notebooks, released)
-        if len(sub.files) > MAX_FILES or sum(f.size for f in sub.files) > MAX_SUBMISSION:
+        _prepare_files(sub, notebooks, released)
+        if _too_large(sub):
             result["problems"].append(f"{entry.student_id}: not imported: more than {MAX_FILES} files or "
                                       f"{MAX_SUBMISSION // 1024**2} MiB")
             continue
-        files = _read_files(sub)
-        folder = course.submitted_dir / entry.student_id / assignment
-        when = known_times.get(entry.student_id)
-        info = {"lms": lms, "late": sub.late, "submitted_at": when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else None,
-                "files": sorted(files), "from": Path(source).name}
-        same = folder.is_dir() and _digest_files(_folder_files(folder)) == _digest_files(files)
-        stamp = folder / "timestamp.txt"
-        stamp_text = f"{when.strftime('%Y-%m-%d %H:%M:%S')} UTC" if when else None
-        if same and (stamp.read_text().strip() if stamp.is_file() else None) == stamp_text:
-            result["unchanged"].append(entry.student_id)
-        else:
-            _write_submission(folder, files, stamp_text)
-            result["imported"].append(entry.student_id)
-        record[entry.student_id] = info
-        if sub.late and not when:
-            result["late_unknown"].append(entry.student_id)
-        elif sub.late:
-            result["late"].append(entry.student_id)
-        if not any(p.endswith(".ipynb") and PurePosixPath(p).stem in notebooks for p in files):
-            sub.problems.append(f"no {', '.join(n + '.ipynb' for n in notebooks)} among {', '.join(sorted(files)) or 'no files'}"
-                                " (it will be reported as ungraded)")
-        result["problems"] += [f"{entry.student_id}: {p}" for p in sub.problems]
+        record[entry.student_id] = _import_one(course, assignment, entry.student_id, sub, lms=lms, source=source,
+                                               when=known_times.get(entry.student_id), notebooks=notebooks,
+                                               result=result)
     _write_record(course, assignment, record)
     result["problems"] += problems + [f"left out {s!r}: not named as Canvas or Moodle name submissions"
                                       for s in skipped]
-    echo(f"{assignment}: {len(result['imported'])} submission(s) imported into {course.submitted_dir}, "
+    _say(result, echo, assignment=assignment, folder=course.submitted_dir, source=source, roster=roster_obj.path)
+    return result
+
+
+def _read_download(source):
+    """The submissions of the download at ``source`` and what was left out; none at all is an error."""
+    subs, skipped = _parse(_entries(source))
+    if not subs:
+        raise CourseError(f"FROM={source} holds no submission Canvas or Moodle names as they do "
+                          "(<name>[_LATE]_<user id>_<attachment id>_<file> for Canvas, folders "
+                          "<Full Name>_<number>_assignsubmission_file_ for Moodle)"
+                          + (f"; it holds {', '.join(skipped[:5])}" if skipped else ""))
+    return subs, skipped
+
+
+def _released_files(course, assignment):
+    """The paths of the released assignment's files (none when it was not released)."""
+    released_dir = course.release_dir / assignment
+    if not released_dir.is_dir():
+        return []
+    return [p.relative_to(released_dir).as_posix() for p in released_dir.rglob("*") if p.is_file()]
+
+
+def _prepare_files(sub, notebooks, released):
+    """A submission's files as the student made them: uploaded zips unpacked, one top folder lifted, LMS suffixes off."""
+    _unzip_uploads(sub)
+    _strip_single_folder(sub, notebooks)
+    _renames(sub, notebooks, released)
+
+
+def _too_large(sub):
+    return len(sub.files) > MAX_FILES or sum(f.size for f in sub.files) > MAX_SUBMISSION
+
+
+def _import_one(course, assignment, sid, sub, *, lms, source, when, notebooks, result):
+    """Write one student's submission into ``submitted/`` unless it is there already; its entry in the import record.
+
+    ``result`` gets the student under ``imported`` or ``unchanged``, ``late`` or
+    ``late_unknown`` (late by the LMS without a submission time), and the submission's problems.
+    """
+    files = _read_files(sub)
+    folder = course.submitted_dir / sid / assignment
+    stamp_text = f"{when.strftime('%Y-%m-%d %H:%M:%S')} UTC" if when else None
+    if _already_there(folder, files, stamp_text):
+        result["unchanged"].append(sid)
+    else:
+        _write_submission(folder, files, stamp_text)
+        result["imported"].append(sid)
+    if sub.late:
+        result["late" if when else "late_unknown"].append(sid)
+    if not any(p.endswith(".ipynb") and PurePosixPath(p).stem in notebooks for p in files):
+        sub.problems.append(f"no {', '.join(n + '.ipynb' for n in notebooks)} among {', '.join(sorted(files)) or 'no files'}"
+                            " (it will be reported as ungraded)")
+    result["problems"] += [f"{sid}: {p}" for p in sub.problems]
+    return {"lms": lms, "late": sub.late, "submitted_at": when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else None,
+            "files": sorted(files), "from": Path(source).name}
+
+
+def _already_there(folder, files, stamp_text):
+    """Whether ``folder`` holds exactly ``files`` and the submission time ``stamp_text`` (None: no timestamp.txt)."""
+    if not folder.is_dir() or _digest_files(_folder_files(folder)) != _digest_files(files):
+        return False
+    stamp = folder / "timestamp.txt"
+    return (stamp.read_text().strip() if stamp.is_file() else None) == stamp_text
+
+
+def _say(result, echo, *, assignment, folder, source, roster):
+    """What ``make collect-lms`` did, in a few lines: counts, late submissions, students the roster lacks, problems."""
+    echo(f"{assignment}: {len(result['imported'])} submission(s) imported into {folder}, "
          f"{len(result['unchanged'])} unchanged, from {Path(source).name}")
     if result["late"]:
         echo(f"late by the LMS ({len(result['late'])}), with their submission times: {', '.join(result['late'])}")
@@ -628,7 +668,6 @@ def collect_lms(root, assignment, source, *, roster=None, times=None, echo=print
              f"given (TIMES=...): {', '.join(result['late_unknown'])}")
     if result["unknown"]:
         echo(f"NOT IN THE ROSTER ({len(result['unknown'])}) — not imported; add them to "
-             f"{roster_obj.path}: {'; '.join(result['unknown'])}")
+             f"{roster}: {'; '.join(result['unknown'])}")
     for p in result["problems"]:
         echo(f"  {p}")
-    return result

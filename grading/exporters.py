@@ -407,7 +407,7 @@ def lms_export(course, grades, form, roster, out_dir, *, provisional=False):
     for r in grades.rows:
         if r.status == NOT_SUBMITTED:
             continue
-        entry = roster.find(r.student) if roster is not None else None
+        entry = roster.find(r.student)
         if r.status == FINAL or (provisional and r.status == PROVISIONAL):
             if entry is None:
                 report.unknown.append(r.student)

@@ -381,7 +381,7 @@ def _unzip_uploads(sub):
     sub.files = out
 
 
-def _strip_single_folder(sub, notebooks):
+def _strip_single_folder(sub):
     """Files of an uploaded zip that sit in one folder (``ps1/ps1_perceptron.ipynb``) come up to the top."""
     top = {PurePosixPath(f.path).parts[0] for f in sub.files}
     if len(top) == 1 and all(len(PurePosixPath(f.path).parts) > 1 for f in sub.files):
@@ -507,10 +507,8 @@ def _roster_entry(roster, participants, lms, key, sub):
     """The roster's entry for the submission ``sub`` of the LMS's user ``key``, or None."""
     if lms == "canvas":
         return roster.by_lms_id(key)
-    if lms == "moodle":
-        sid = participants.get(key)
-        return roster.find(sid) if sid else roster.by_name(sub.name)
-    return None
+    sid = participants.get(key)                        # Moodle: its participant number, else the name
+    return roster.find(sid) if sid else roster.by_name(sub.name)
 
 
 def _read_files(sub):
@@ -617,7 +615,7 @@ def _released_files(course, assignment):
 def _prepare_files(sub, notebooks, released):
     """A submission's files as the student made them: uploaded zips unpacked, one top folder lifted, LMS suffixes off."""
     _unzip_uploads(sub)
-    _strip_single_folder(sub, notebooks)
+    _strip_single_folder(sub)
     _renames(sub, notebooks, released)
 
 

@@ -440,47 +440,73 @@ def read_times(path, roster, *, timezone="UTC"):
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise CourseError(f"TIMES={path} cannot be read: {exc}") from None
-    times, participants, problems = {}, {}, []
     if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise CourseError(f"TIMES={path} is not JSON ({exc}): expected Canvas's submissions list") from None
-        for item in data if isinstance(data, list) else []:
-            if not isinstance(item, dict):
-                continue
-            entry = roster.by_lms_id(item.get("user_id"))
-            if entry is None:
-                problems.append(f"TIMES: Canvas user {item.get('user_id')!r} is not in the roster")
-                continue
-            times[entry.student_id] = _parse_time(item.get("submitted_at"), timezone)
-        return times, participants, problems
+        times, problems = _canvas_times(path, text, roster, timezone)
+        return times, {}, problems
+    return _csv_times(text, roster, timezone)
+
+
+def _canvas_times(path, text, roster, timezone):
+    """``({student_id: time}, problems)`` from Canvas's submissions API (JSON: ``user_id``, ``submitted_at``)."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise CourseError(f"TIMES={path} is not JSON ({exc}): expected Canvas's submissions list") from None
+    times, problems = {}, []
+    for item in data if isinstance(data, list) else []:
+        if not isinstance(item, dict):
+            continue
+        entry = roster.by_lms_id(item.get("user_id"))
+        if entry is None:
+            problems.append(f"TIMES: Canvas user {item.get('user_id')!r} is not in the roster")
+            continue
+        times[entry.student_id] = _parse_time(item.get("submitted_at"), timezone)
+    return times, problems
+
+
+def _csv_times(text, roster, timezone):
+    """:func:`read_times` of a CSV: Moodle's grading worksheet, or a student column and ``submitted_at``."""
     rows = list(csv.DictReader(io.StringIO(text)))
     keys = {_key(k): k for k in (rows[0].keys() if rows else [])}
     moodle = "identifier" in keys and "last_modified_submission" in keys
+    times, participants, problems = {}, {}, []
     for n, row in enumerate(rows, start=2):
         def get(k, row=row):
             return (plain(row.get(keys.get(k, ""), "") or "").strip())
-        entry = None
         if moodle:
-            entry = roster.by_email(get("email_address")) or roster.by_name(get("full_name"))
-            m = re.search(r"(\d+)", get("identifier"))
-            if entry is not None and m:
-                participants[m.group(1)] = entry.student_id
-            when = get("last_modified_submission")
+            entry, when = _worksheet_entry(get, roster, participants), get("last_modified_submission")
         else:
-            for k, find in (("student_id", roster.find), ("lms_id", roster.by_lms_id), ("id", roster.by_lms_id),
-                            ("user_id", roster.by_lms_id), ("login", roster.by_login), ("email", roster.by_email)):
-                if get(k):
-                    entry = find(get(k))
-                    if entry is not None:
-                        break
-            when = get("submitted_at")
+            entry, when = _time_entry(get, roster), get("submitted_at")
         if entry is None:
             problems.append(f"TIMES, line {n}: no roster entry for {dict((k, v) for k, v in row.items() if v)!r}")
             continue
         times[entry.student_id] = _parse_time(when, timezone)
     return times, participants, problems
+
+
+def _worksheet_entry(get, roster, participants):
+    """The roster entry of a row of Moodle's worksheet (by email, else name); its participant number noted."""
+    entry = roster.by_email(get("email_address")) or roster.by_name(get("full_name"))
+    m = re.search(r"(\d+)", get("identifier"))
+    if entry is not None and m:
+        participants[m.group(1)] = entry.student_id
+    return entry
+
+
+_TIME_COLUMNS = (("student_id", "find"), ("lms_id", "by_lms_id"), ("id", "by_lms_id"), ("user_id", "by_lms_id"),
+                 ("login", "by_login"), ("email", "by_email"))
+"""The columns that name a student in a CSV of times, in the order they are tried, and the roster's look-up of each."""
+
+
+def _time_entry(get, roster):
+    """The roster entry of a row of a CSV of times: found by the first column of :data:`_TIME_COLUMNS` that finds one."""
+    for column, find in _TIME_COLUMNS:
+        value = get(column)
+        if value:
+            entry = getattr(roster, find)(value)
+            if entry is not None:
+                return entry
+    return None
 
 
 # -- putting them in place --------------------------------------------------------------------------

@@ -165,30 +165,63 @@ def _suspicious_path(text):
 
 def _fold(node, depth=0):
     """The string a constant expression builds (``"_ex" + "it"``, ``"".join(["o", "s"])``, f-strings and slices of
-    constants, ``"tixe_"[::-1]``), else None."""
-    if depth > 50:
+    constants, ``"tixe_"[::-1]``), else None.
+
+    Examples
+    --------
+    >>> import ast
+    >>> [_fold(ast.parse(code, mode="eval").body) for code in ('"_ex" + "it"', '"".join(["o", "s"])', '"tixe_"[::-1]',
+    ...                                                         "f'sys'", '"a" + x', '"abc"[::0]', '"ab"[x:]')]
+    ['_exit', 'os', '_exit', 'sys', None, None, None]
+    """
+    fold = _FOLDS.get(type(node))
+    return fold(node, depth + 1) if fold is not None and depth <= 50 else None
+
+
+def _folded(nodes, depth):
+    """The strings ``nodes`` build, or None unless every one does."""
+    parts = [_fold(n, depth) for n in nodes]
+    return parts if all(p is not None for p in parts) else None
+
+
+def _fold_constant(node, depth):
+    return node.value if isinstance(node.value, str) else None
+
+
+def _fold_add(node, depth):
+    parts = _folded([node.left, node.right], depth) if isinstance(node.op, ast.Add) else None
+    return parts[0] + parts[1] if parts is not None else None
+
+
+def _fold_fstring(node, depth):
+    parts = _folded([v.value if isinstance(v, ast.FormattedValue) else v for v in node.values], depth)
+    return "".join(parts) if parts is not None else None
+
+
+def _fold_join(node, depth):
+    """``sep.join([...])`` of constants."""
+    if not (isinstance(node.func, ast.Attribute) and node.func.attr == "join"
+            and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple))):
         return None
-    if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, str) else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _fold(node.left, depth + 1), _fold(node.right, depth + 1)
-        return left + right if left is not None and right is not None else None
-    if isinstance(node, ast.JoinedStr):
-        parts = [_fold(v.value if isinstance(v, ast.FormattedValue) else v, depth + 1) for v in node.values]
-        return "".join(parts) if all(p is not None for p in parts) else None
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
-            and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple)):
-        sep = _fold(node.func.value, depth + 1)
-        parts = [_fold(e, depth + 1) for e in node.args[0].elts]
-        return sep.join(parts) if sep is not None and all(p is not None for p in parts) else None
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-        text = _fold(node.value, depth + 1)
-        bounds = [_integer(b) if b is not None else None for b in (node.slice.lower, node.slice.upper, node.slice.step)]
-        given = [b for b in (node.slice.lower, node.slice.upper, node.slice.step) if b is not None]
-        if text is None or sum(b is not None for b in bounds) != len(given) or bounds[2] == 0:
-            return None
-        return text[slice(*bounds)]
-    return None
+    parts = _folded([node.func.value, *node.args[0].elts], depth)
+    return parts[0].join(parts[1:]) if parts is not None else None
+
+
+def _fold_slice(node, depth):
+    """``text[a:b:c]`` of a constant with integer bounds."""
+    if not isinstance(node.slice, ast.Slice):
+        return None
+    text = _fold(node.value, depth)
+    given = (node.slice.lower, node.slice.upper, node.slice.step)
+    bounds = [_integer(b) if b is not None else None for b in given]
+    if text is None or sum(b is not None for b in bounds) != sum(b is not None for b in given) or bounds[2] == 0:
+        return None
+    return text[slice(*bounds)]
+
+
+_FOLDS = {ast.Constant: _fold_constant, ast.BinOp: _fold_add, ast.JoinedStr: _fold_fstring, ast.Call: _fold_join,
+          ast.Subscript: _fold_slice}
+"""How :func:`_fold` reads each kind of expression that can build a string from constants."""
 
 
 def _integer(node):

@@ -363,10 +363,7 @@ class _Visitor(ast.NodeVisitor):
         name = _dotted(node.func)
         full = self.resolve(name)
         if name in ("setattr", "delattr") and node.args:
-            target = self.resolve(_dotted(node.args[0]))
-            if target and (target.split(".")[0] in self.modules.values() or target in self.modules.values()
-                           or target.split(".")[0] in ("builtins", "numpy", "course_lib", "sys", "os")):
-                self.note(node, f"changes a module: {name}({target}, ...)")
+            self.check_module_change(node, name)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "join":
             self.check_built_name(node)
         if name in LOOKUP_CALLS or full in LOOKUP_CALLS:
@@ -376,14 +373,25 @@ class _Visitor(ast.NodeVisitor):
         if full in ("type", "builtins.type") and len(node.args) == 3:
             self.check_built_class(node)
         if name in FILE_CALLS or full in FILE_CALLS or (full or "").endswith(FILE_METHODS):
-            for arg in node.args:
-                text = _fold(arg)
-                texts = [text] if text is not None else [c.value for c in ast.walk(arg)
-                                                         if isinstance(c, ast.Constant) and isinstance(c.value, str)]
-                if any(_suspicious_path(t) for t in texts):
-                    shown = repr(text) if text is not None else "..."
-                    self.note(node, f"file access outside the notebook's folder: {name}({shown})")
+            self.check_file_access(node, name)
         self.generic_visit(node)
+
+    def check_module_change(self, node, name):
+        """``setattr(module, ...)``, ``delattr(module, ...)`` on an imported module or a watched one."""
+        target = self.resolve(_dotted(node.args[0]))
+        if target and (target.split(".")[0] in self.modules.values() or target in self.modules.values()
+                       or target.split(".")[0] in ("builtins", "numpy", "course_lib", "sys", "os")):
+            self.note(node, f"changes a module: {name}({target}, ...)")
+
+    def check_file_access(self, node, name):
+        """A file call whose path (built from constants, or holding one) leaves the notebook's folder."""
+        for arg in node.args:
+            text = _fold(arg)
+            texts = [text] if text is not None else [c.value for c in ast.walk(arg)
+                                                     if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+            if any(_suspicious_path(t) for t in texts):
+                shown = repr(text) if text is not None else "..."
+                self.note(node, f"file access outside the notebook's folder: {name}({shown})")
 
     def check_lookup(self, node, name, full):
         """``getattr(m, name)``, ``__import__(name)``, ``attrgetter(name)``: literal names resolved, computed ones named."""
@@ -890,33 +898,45 @@ def _from_visible(node, constants):
         len([v for v in values if v in numbers]) >= 2
 
 
+def _compared_sides(node):
+    """The operands of a comparison (``==``, ``in``, ``np.allclose``, ``np.array_equal`` ...), else none."""
+    if isinstance(node, ast.Compare):
+        return [node.left, *node.comparators]
+    if isinstance(node, ast.Call) and (_dotted(node.func) or "").rsplit(".", 1)[-1] in (
+            "allclose", "array_equal", "isclose", "array_equiv"):
+        return list(node.args)
+    return []
+
+
+def _compares_input_with_visible(node, params, constants):
+    sides = _compared_sides(node)
+    reads_parameter = any(isinstance(n, ast.Name) and n.id in params for x in sides for n in ast.walk(x))
+    return reads_parameter and any(_from_visible(x, constants) for x in sides)
+
+
+def _keyed_on_visible(node, params, constants):
+    return isinstance(node, ast.Dict) and any(k is not None and _from_visible(k, constants) for k in node.keys)
+
+
+def _returns_visible(node, params, constants):
+    if not isinstance(node, ast.Return) or node.value is None:
+        return False
+    returned = [node.value, getattr(node.value, "body", None), getattr(node.value, "orelse", None)]
+    return any(r is not None and (values := _numbers(r)) and len(values) >= 2 and values in constants[0]
+               for r in returned)
+
+
+_HARD_CODED = ((_compares_input_with_visible, "compares its input with a visible test's example"),
+               (_keyed_on_visible, "holds a table keyed on a visible test's inputs"),
+               (_returns_visible, "returns a visible test's literal"))
+"""The signs of a hard-coded answer in a graded function: ``(rule(node, params, constants), what it says)``."""
+
+
 def _hard_coded_in(func, constants):
     """``[(line, what)]`` of one function: comparisons of its input with, tables keyed on, returns of visible literals."""
     params = {a.arg for a in [*func.args.args, *func.args.kwonlyargs]}
-
-    def reads_parameter(node):
-        return any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(node))
-
-    found = []
-    for node in ast.walk(func):
-        sides = []
-        if isinstance(node, ast.Compare):
-            sides = [node.left, *node.comparators]
-        elif isinstance(node, ast.Call) and (_dotted(node.func) or "").rsplit(".", 1)[-1] in (
-                "allclose", "array_equal", "isclose", "array_equiv"):
-            sides = list(node.args)
-        if any(reads_parameter(x) for x in sides) and any(_from_visible(x, constants) for x in sides):
-            found.append((node.lineno, f"hard-coded answer: {func.name} compares its input with a visible test's "
-                                       "example"))
-        if isinstance(node, ast.Dict) and any(k is not None and _from_visible(k, constants) for k in node.keys):
-            found.append((node.lineno, f"hard-coded answer: {func.name} holds a table keyed on a visible test's "
-                                       "inputs"))
-        if isinstance(node, ast.Return) and node.value is not None:
-            returned = [node.value, getattr(node.value, "body", None), getattr(node.value, "orelse", None)]
-            if any(r is not None and (values := _numbers(r)) and len(values) >= 2 and values in constants[0]
-                   for r in returned):
-                found.append((node.lineno, f"hard-coded answer: {func.name} returns a visible test's literal"))
-    return found
+    return [(node.lineno, f"hard-coded answer: {func.name} {what}")
+            for node in ast.walk(func) for rule, what in _HARD_CODED if rule(node, params, constants)]
 
 
 def hard_coded(source, functions, constants):

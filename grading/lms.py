@@ -208,36 +208,52 @@ def read_roster(path):
                           "identities (lms_id, login, sis_id, email, first_name, last_name, section); "
                           "give another with ROSTER=path") from None
     reader = csv.reader(io.StringIO(text))
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise CourseError(f"the roster {path} is empty: expected a header row with student_id") from None
+    header = next(reader, None)
+    if header is None:
+        raise CourseError(f"the roster {path} is empty: expected a header row with student_id")
+    canvas, column = _columns_of(path, header)
+    entries, seen, lms_seen = [], {}, {}
+    for n, values in _roster_rows(reader, column, canvas=canvas):
+        _check_identities(path, n, values, seen, lms_seen)
+        entries.append(RosterEntry(**{k: v for k, v in values.items() if k in RosterEntry.__dataclass_fields__}))
+    return Roster(entries, path=path)
+
+
+def _columns_of(path, header):
+    """``(canvas, {field: column index})``: whether the roster is Canvas's gradebook export, and where each field is."""
     keys = [_key(h) for h in header]
     canvas = keys[:2] == ["student", "id"] and "sis_login_id" in keys
     column = _canvas_columns(keys) if canvas else _roster_columns(keys)
     if "student_id" not in column:
         raise CourseError(f"the roster {path} has no student_id column (the nbgrader id); its columns are: "
                           f"{', '.join(header)}")
-    entries, seen, lms_seen = [], {}, {}
+    return canvas, column
+
+
+def _roster_rows(reader, column, *, canvas):
+    """``(line, {field: value})`` of each student's row (blank lines and Canvas's "Points Possible" left out)."""
     for n, row in enumerate(reader, start=2):
         if not any(c.strip() for c in row):
             continue
         values = {k: plain(row[i]).strip() if i < len(row) else "" for k, i in column.items()}
         if canvas and values.get("name", "").strip().lower().startswith("points possible"):
             continue
-        sid = values.get("student_id", "")
-        why = valid_student_id(sid)
-        if why:
-            raise CourseError(f"the roster {path}, line {n}: student_id {sid!r} cannot be a student id: {why}")
-        if sid in seen:
-            raise CourseError(f"the roster {path}, line {n}: student_id {sid!r} is also on line {seen[sid]}")
-        seen[sid] = n
-        lms = values.get("lms_id", "")
-        if lms and lms in lms_seen:
-            raise CourseError(f"the roster {path}, line {n}: lms_id {lms!r} is also on line {lms_seen[lms]}")
-        lms_seen[lms] = n
-        entries.append(RosterEntry(**{k: v for k, v in values.items() if k in RosterEntry.__dataclass_fields__}))
-    return Roster(entries, path=path)
+        yield n, values
+
+
+def _check_identities(path, n, values, seen, lms_seen):
+    """Refuse a row whose student id cannot be one, or whose student id or LMS id an earlier line has (noted here)."""
+    sid = values.get("student_id", "")
+    why = valid_student_id(sid)
+    if why:
+        raise CourseError(f"the roster {path}, line {n}: student_id {sid!r} cannot be a student id: {why}")
+    if sid in seen:
+        raise CourseError(f"the roster {path}, line {n}: student_id {sid!r} is also on line {seen[sid]}")
+    seen[sid] = n
+    lms = values.get("lms_id", "")
+    if lms and lms in lms_seen:
+        raise CourseError(f"the roster {path}, line {n}: lms_id {lms!r} is also on line {lms_seen[lms]}")
+    lms_seen[lms] = n
 
 
 def roster_path(course, roster=None):

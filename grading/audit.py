@@ -122,41 +122,44 @@ def python_of(source):
     first = lines[0].lstrip() if lines else ""
     if first.startswith("%%"):
         name = first[2:].split(None, 1)[0] if first[2:].strip() else ""
-        if name in _CODE_MAGICS:
-            lines = lines[1:]
-        else:
+        if name not in _CODE_MAGICS:
             if name in _SHELL_MAGICS:
                 shell.append(f"%%{name}: " + " ".join(line.strip() for line in lines[1:] if line.strip())[:300])
             return "", shell
-    out = []
-    for line in lines:
-        m = _ASSIGNED_MAGIC.match(line)
-        if m:
-            if m["kind"] != "%" or m["rest"].split(None, 1)[:1] in (["system"], ["sx"], ["sc"]):
-                shell.append(f"{m['kind']}{m['rest'].strip()}"[:300])
-            out.append(f"{m['head']}None")
-            continue
-        m = _LINE_MAGIC.match(line)
-        if m:
-            indent, kind, rest = m["indent"], m["kind"], m["rest"]
-            if kind != "%":
-                shell.append(f"{kind}{rest.strip()}"[:300])
-                out.append(f"{indent}pass")
-                continue
-            name, _, argument = rest.partition(" ")
-            if name in _SHELL_MAGICS:
-                shell.append(f"%{rest.strip()}"[:300])
-            code = argument.strip() if name in _CODE_MAGICS else ""
-            if code:
-                try:
-                    compile(code, "<magic>", "exec", flags=ast.PyCF_ONLY_AST)
-                except (SyntaxError, ValueError, RecursionError, MemoryError):
-                    code = ""
-            out.append(f"{indent}{code}" if code else f"{indent}pass")
-            continue
+        lines = lines[1:]
+    return "\n".join(_python_line(line, shell) for line in lines), shell
+
+
+def _python_line(line, shell):
+    """One line of a cell as plain Python (see :func:`python_of`); a command it runs is added to ``shell``."""
+    m = _ASSIGNED_MAGIC.match(line)
+    if m:
+        if m["kind"] != "%" or m["rest"].split(None, 1)[:1] in (["system"], ["sx"], ["sc"]):
+            shell.append(f"{m['kind']}{m['rest'].strip()}"[:300])
+        return f"{m['head']}None"
+    m = _LINE_MAGIC.match(line)
+    if m is None:
         m = _HELP.match(line)
-        out.append(m["body"] if m else line)
-    return "\n".join(out), shell
+        return m["body"] if m else line
+    indent, kind, rest = m["indent"], m["kind"], m["rest"]
+    if kind != "%":
+        shell.append(f"{kind}{rest.strip()}"[:300])
+        return f"{indent}pass"
+    name, _, argument = rest.partition(" ")
+    if name in _SHELL_MAGICS:
+        shell.append(f"%{rest.strip()}"[:300])
+    code = _magic_code(argument) if name in _CODE_MAGICS else ""
+    return f"{indent}{code}" if code else f"{indent}pass"
+
+
+def _magic_code(argument):
+    """The Python a line magic such as ``%time`` runs, when it parses; else empty."""
+    code = argument.strip()
+    try:
+        compile(code, "<magic>", "exec", flags=ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ""
+    return code
 
 
 def _suspicious_path(text):

@@ -128,7 +128,7 @@ class JobMaker:
         return job
 
 
-def prepare_job(config, course, assignment, student, notebooks):
+def prepare_job(config, assignment, student, notebooks):
     """The plain-data job of one submission (see :meth:`JobMaker.make`)."""
     return JobMaker(config, assignment).make(student, notebooks)
 

@@ -81,7 +81,7 @@ def regrade_check(root, assignment, student, cell=None, *, echo=None):
              "now (make autograde grades it)")
     cfg = course.nbgrader_config()
     cfg.CourseDirectory.assignment_id = assignment
-    job = prepare_job(cfg, course, assignment, student, _notebooks_in(course, assignment, folder, student, echo))
+    job = prepare_job(cfg, assignment, student, _notebooks_in(course, assignment, folder, student, echo))
     results, found = {}, False
     for spec in job["notebooks"].values():
         nb = _up_to(from_dict(spec["notebook"]), cell)

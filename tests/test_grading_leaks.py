@@ -137,7 +137,7 @@ def _grade(course, nb):
     c = Course(course)
     cfg = c.nbgrader_config()
     cfg.CourseDirectory.assignment_id = ASSIGNMENT
-    job = prepare_job(cfg, c, ASSIGNMENT, STUDENT, [ASSIGNMENT])
+    job = prepare_job(cfg, ASSIGNMENT, STUDENT, [ASSIGNMENT])
     done = nbformat.from_dict(execute_job(job)[ASSIGNMENT]["notebook"])
     points = sum(float(cell.metadata["nbgrader"]["points"]) for cell in done.cells
                  if cell.metadata.get("nbgrader", {}).get("grade") and not cell.metadata["nbgrader"].get("solution")

@@ -265,8 +265,11 @@ c.JupyterHub.services = [
             # graders grade here; they get no terminal and no kernel of the course account,
             # and what each does is logged by name (course_formgrader.py)
             "--ServerApp.jpserver_extensions=course_formgrader=True",
-            # no Validate button here: it would run a submission's code as the course account
+            # no Validate here (the toolbar's or the Assignment List's): it would run a
+            # submission's code as the course account
             "--ServerApp.jpserver_extensions=grading.validate_service=False",
+            "--ServerApp.jpserver_extensions=grading.validate_button=False",
+            "--ServerApp.jpserver_extensions=nbgrader.server_extensions.validate_assignment=False",
             "--ServerApp.terminals_enabled=False",
             "--ServerApp.kernel_manager_class=course_formgrader.NoKernels"],
         "environment": {"PATH": VENV_BIN + ":/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",

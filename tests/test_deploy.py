@@ -926,6 +926,9 @@ def test_validate_on_the_hub_uses_the_courses_grading_settings(d, check):
           "stderr-is-no-failure" not in failed and "harmless warning" not in json.dumps(failed), text[:800])
     check("course_lib.pla is withheld while ps1 is checked", "not available while" in text, text[:800])
     check("a cell that never ends is stopped", "CellTimeoutError" in failed.get("loops-for-ever", text), text[-300:])
+    led = {f.get("grade_id", ""): f.get("source", "") for f in value.get("failed", [])} if value else {}
+    check("the Assignment List's Validate leads each failure with its message (the course's handler)",
+          led.get("loops-for-ever", "").startswith("CellTimeoutError"), str(led)[:600])
     # the limit it was stopped at: the configuration the Validate handler loads, in her assignment folder
     home = Path(pwd.getpwnam(PARTIAL).pw_dir)
     p = d["shell"].run(["python", "-c", VALIDATE_LIMIT], user=PARTIAL, cwd=home / ASSIGNMENT, check=False)
@@ -953,6 +956,54 @@ def test_validate_on_the_hub_uses_the_courses_grading_settings(d, check):
         "GET", "/course/validate", prefix="/services/formgrader")
     check("the shared Formgrader (the course account) has no Validate service",
           mine.status_code == 405 and shared.status_code == 404, f"{mine.status_code} {shared.status_code}")
+    r = d["people"][TA].server("POST", "/assignments/validate", prefix="/services/formgrader", data={"path": path})
+    check("... nor the Assignment List's Validate (it would run a submission as the course account)",
+          r.status_code == 404, f"{r.status_code} {r.text[:300]}")
+    _validate_an_untouched_copy(d, check)
+
+
+def _released_test_cells():
+    """How many visible test cells the released notebook has (nbgrader's metadata, read here)."""
+    nb = nbformat.read(ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    return sum(1 for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
+               and not c.metadata.get("nbgrader", {}).get("solution"))
+
+
+def _validate_an_untouched_copy(d, check):
+    """The toolbar's Validate on the notebook as released: every visible test fails, in the sandbox, in her limits."""
+    bea = d["people"][PARTIAL]
+    released = Path(d["cfg"]["exchange"]) / COURSE_ID / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    folder = f"untouched/{ASSIGNMENT}"
+    for sub in ("untouched", folder):
+        bea.server("PUT", f"/api/contents/{sub}", json={"type": "directory"})
+    r = bea.server("PUT", f"/api/contents/{folder}/{ASSIGNMENT}.ipynb",
+                   json={"type": "notebook", "format": "json", "content": json.loads(released.read_text())})
+    check("an untouched copy of the released notebook is saved", r.status_code in (200, 201), r.status_code)
+
+    def the_check():      # her server's process that runs python -m grading ... check, while it runs
+        out = subprocess.run(["pgrep", "-u", PARTIAL, "-f", "grading --course .* check --json"],
+                             capture_output=True, text=True).stdout.split()
+        return out and Path(f"/proc/{out[0]}/cgroup").read_text()
+
+    with ThreadPoolExecutor(1) as pool:
+        t = time.monotonic()
+        asked = pool.submit(bea.server, "POST", "/course/validate", json={"path": f"{folder}/{ASSIGNMENT}.ipynb"})
+        cgroups = _wait(lambda: the_check() or (asked.done() and "over"), timeout=600)
+        r = asked.result()
+    d["times"]["the course's Validate of an untouched copy"] = time.monotonic() - t
+    report = r.json() if r.status_code == 200 else {}
+    headline, cells = report.get("headline", r.text[:300]), _released_test_cells()
+    print(f"  Validate of the untouched copy: {headline}")
+    check(f"Validate of an untouched copy: 0 of the {cells} visible test cells passed, the rest graded later",
+          report.get("status") == "failed" and headline.startswith(f"0 of {cells} visible test cells passed")
+          and "graded later" in headline, r.text[:800])
+    messages = [f.get("message", "") for f in report.get("failures", [])]
+    check("... each failure says the function is not done yet", messages and
+          all("not done yet" in m or "NotImplementedError" in m for m in messages), messages[:3])
+    check("... her code ran in the grading sandbox", not any("without the grading sandbox" in n
+                                                             for n in report.get("notes", [])), report.get("notes"))
+    check("... in her server's control group (her memory and task limits)",
+          isinstance(cgroups, str) and f"{COURSE_ID}-hub/{PARTIAL}" in cgroups, cgroups)
 
 
 VALIDATE_LIMIT = """

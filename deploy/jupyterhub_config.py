@@ -19,6 +19,9 @@ settings come from PREFIX/etc/deploy.json.
   HTTPS the login cookie is host-only (``__Host-``).
 * Logins: after ``login_failures`` wrong passwords for one name within ``lockout_s`` seconds,
   that name is refused (even with the right password) until ``lockout_s`` seconds have passed.
+  A right password that breaks the course's rule (course_password.py: ``min_password_length``
+  characters and more) is refused too, with the way to ``/hub/course-password``, where a course
+  user chooses one that keeps it.
 * Each user's server runs as that user, in their home, with a memory and a task limit
   (a control group per user where the kernel lets the hub make one, otherwise
   per-process rlimits) and umask 007 (graders share the course folder through its group);
@@ -37,8 +40,10 @@ import resource
 import subprocess
 import time
 
+import course_password
 from jupyterhub.auth import PAMAuthenticator
 from jupyterhub.spawner import LocalProcessSpawner
+from tornado import web
 
 c = get_config()  # noqa: F821  (provided by JupyterHub)
 
@@ -72,6 +77,7 @@ class CourseAuthenticator(PAMAuthenticator):
     """
 
     _failures = collections.defaultdict(collections.deque)   # name -> times of its recent wrong passwords
+    min_password_length = int(deploy.get("min_password_length", 12))
 
     def check_allowed(self, username, authentication=None):
         try:
@@ -82,8 +88,10 @@ class CourseAuthenticator(PAMAuthenticator):
             return False
         return username == INSTRUCTOR or username in _members(GRADERS) | _members(STUDENTS)
 
-    async def authenticate(self, handler, data):
-        username = str((data or {}).get("username", ""))
+    async def check_password(self, handler, username, password):
+        """PAM, behind the lockout: the name if ``password`` is right, None if wrong or locked out."""
+        if not self.check_allowed(username):     # nobody outside the course: no password is tried for them
+            return None
         window, most = float(deploy.get("lockout_s", 900)), int(deploy.get("login_failures", 5))
         failures = self._failures[username]
         now = time.monotonic()
@@ -92,15 +100,30 @@ class CourseAuthenticator(PAMAuthenticator):
         if len(failures) >= most:
             self.log.warning("login of %r refused: %d wrong passwords within %d s", username, len(failures), window)
             return None
-        name = await super().authenticate(handler, data)
+        name = await super().authenticate(handler, {"username": username, "password": password})
         if name is None:
             failures.append(now)
             return None
         failures.clear()
-        if isinstance(name, dict):
-            name = name["name"]
+        return name["name"] if isinstance(name, dict) else name
+
+    async def authenticate(self, handler, data):
+        username, password = str((data or {}).get("username", "")), (data or {}).get("password", "")
+        name = await self.check_password(handler, username, password)
+        if name is None:
+            return None
+        # the course's password rule (course_password.py): the right password that breaks it opens nothing
+        found = course_password.problems(password, username=name, min_length=self.min_password_length)
+        if found:
+            self.log.warning("login of %s refused: the password breaks the course's rule", name)
+            raise web.HTTPError(403, "Your password is right, but the course's hub asks for "
+                                f"{course_password.rule(self.min_password_length)} ({'; '.join(found)}). Choose a new "
+                                f"one at {handler.hub.base_url}course-password, then sign in with it.")
         graders = _members(GRADERS) | {INSTRUCTOR}
         return {"name": name, "groups": [GRADERS] if name in graders else []}
+
+    def get_handlers(self, app):
+        return super().get_handlers(app) + [(course_password.ROUTE, course_password.handler_class())]
 
 
 class LimitedSpawner(LocalProcessSpawner):
@@ -222,6 +245,10 @@ c.PAMAuthenticator.check_account = True       # a locked or expired account may 
 c.Authenticator.manage_groups = True
 c.Authenticator.any_allow_config = True       # check_allowed above is the allow list
 c.Authenticator.admin_users = set()
+# the login page links the page that changes a password to one that keeps the course's rule
+c.JupyterHub.template_vars = {"announcement_login": (
+    'A new password, or one the hub refuses? <a id="course-password-link" href="/hub/course-password">'
+    "Choose a new password</a>.")}
 
 c.JupyterHub.spawner_class = LimitedSpawner
 c.Spawner.ip = "127.0.0.1"

@@ -696,6 +696,97 @@ def requests_login(base, user, password):
     return r
 
 
+def _passwd_in_a_terminal(user, current, new, timeout=120):
+    """``passwd`` as ``user`` on a terminal (as in a JupyterLab terminal of the hub); (exit code, what it printed)."""
+    import pty
+    pid, fd = pty.fork()
+    if pid == 0:                                   # the child: passwd, as the user, on the terminal
+        os.execvp("runuser", ["runuser", "-u", user, "--", "env", "-i", "LANG=C.UTF-8", "/usr/bin/passwd"])
+    answers, out, deadline = [current, new, new], b"", time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
+            try:
+                chunk = os.read(fd, 4096) if ready else b""
+            except OSError:                        # the terminal closed: passwd ended
+                break
+            if not chunk:
+                break
+            out += chunk
+            if out.rstrip().endswith(b":"):
+                if not answers:                    # it asks again: the answer was refused
+                    break
+                os.write(fd, (answers.pop(0) + "\n").encode())
+                out += b" <typed>\n"
+    finally:
+        if not _gone([pid], timeout=0):
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
+
+
+def _course_password_page(base, user, current, new, again=None):
+    """The hub's /hub/course-password, as a browser fills it in; the response."""
+    import requests
+    session = requests.Session()
+    session.verify, session.trust_env = TLS["verify"], False
+    session.get(f"{base}/hub/course-password", timeout=30)
+    return session.post(f"{base}/hub/course-password", timeout=60, allow_redirects=False, data={
+        "_xsrf": session.cookies.get("_xsrf", ""), "username": user, "current": current, "new": new,
+        "again": new if again is None else again})
+
+
+def _shadow(user):
+    return subprocess.run(["getent", "shadow", user], capture_output=True, text=True).stdout.split(":")[1]
+
+
+@stage
+def test_passwords_keep_the_courses_rule(d, check):
+    """A student sets a short password in her terminal; the hub refuses it and its page makes her choose another."""
+    import html
+    base, user, minimum = d["base"], PARTIAL, int(d["cfg"]["min_password_length"])
+    login_page = HubUser(base, user).session.get(f"{base}/hub/login", timeout=30).text
+    check("the login page links the page that changes a password", 'href="/hub/course-password"' in login_page,
+          login_page[-800:])
+    short = "abcdefg1"                           # 8 characters: the machine's own rule (6) lets it through
+    code, said = _passwd_in_a_terminal(user, d["passwords"][user], short)
+    print(f"  passwd in her terminal, to {len(short)} characters: exit {code}: {said.splitlines()[-1:]}")
+    check("passwd in her terminal sets a short password (the machine's rule, which the course leaves alone)",
+          code == 0, said[-300:])
+    d["passwords"][user] = short
+    r = requests_login(base, user, short)
+    text = html.unescape(r.text)
+    check(f"the hub refuses her right but {len(short)}-character password",
+          r.status_code == 403 and f"at least {minimum} characters" in text, f"{r.status_code} {text[-600:]}")
+    check("... and says where to choose a new one", "/hub/course-password" in text, text[-600:])
+    before = _shadow(user)
+    for what, new, again, reason in (
+            ("a short one", "Short-pw-9", None, f"at least {minimum}"),
+            ("one with her name in it", f"{user}-is-my-password", None, "user name"),
+            ("one of two letters", "ab" * 10, None, "different characters"),
+            ("two that differ", "correct horse battery staple", "correct horse battery stapel", "differ")):
+        r = _course_password_page(base, user, short, new, again)
+        text = html.unescape(r.text)
+        check(f"the page refuses {what}, saying why", r.status_code == 400 and reason in text
+              and "Nothing was changed" in text, f"{r.status_code} {text[-500:]}")
+    r = _course_password_page(base, user, "not-her-password", "correct horse battery staple")
+    attempt(d, check, "change a classmate's password without knowing it (the course's page)", r.status_code == 403,
+            r.status_code)
+    root_before = _shadow("root")
+    r = _course_password_page(base, "root", "", "correct horse battery staple")
+    attempt(d, check, "change root's password through the course's page", r.status_code == 403
+            and _shadow("root") == root_before, r.status_code)
+    check("nothing refused changed her password", _shadow(user) == before)
+    strong = "paper lantern under " + secrets.token_urlsafe(6)
+    r = _course_password_page(base, user, short, strong)
+    check("the page takes a password that keeps the rule", r.status_code == 200 and "password is changed" in r.text,
+          f"{r.status_code} {r.text[-400:]}")
+    d["passwords"][user] = strong
+    check("she signs in with it", requests_login(base, user, strong).status_code == 302)
+    check("the short one no longer opens anything", requests_login(base, user, short).status_code != 302)
+
+
 # -- 3. the class starts at once; a latecomer and a TA join the running hub -------------------
 
 @stage

@@ -16,7 +16,9 @@ settings come from PREFIX/etc/deploy.json.
 * Origins: with a domain (``setup.sh --domain``) each user's server is served on a host of its own
   (``<user>.<domain>``) and the Formgrader on ``formgrader--service.<domain>``, so a page that one
   user's server serves cannot act in another's (JupyterHub's advice for untrusted users); with
-  HTTPS the login cookie is host-only (``__Host-``).
+  HTTPS the login cookie is host-only (``__Host-``). Behind a reverse proxy (``setup.sh
+  --behind-proxy``: nginx speaks HTTPS, deploy/nginx-course.conf.example) the hub speaks plain
+  HTTP on the loopback, names the hosts as the browser sees them and keeps the ``__Host-`` cookie.
 * Logins: after ``login_failures`` wrong passwords for one name within ``lockout_s`` seconds,
   that name is refused (even with the right password) until ``lockout_s`` seconds have passed.
   A right password that breaks the course's rule (course_password.py: ``min_password_length``
@@ -212,12 +214,21 @@ def _free_shared_memory(spawner):
 
 
 hub_port = int(deploy["hub_port"])
-_scheme = "https" if deploy.get("tls_cert") else "http"
+_behind_proxy = bool(deploy.get("behind_proxy"))     # a reverse proxy (nginx) in front speaks HTTPS
+_scheme = "https" if deploy.get("tls_cert") and not _behind_proxy else "http"
 c.JupyterHub.bind_url = f"{_scheme}://127.0.0.1:{hub_port}"
-if deploy.get("tls_cert"):           # the proxy terminates TLS
+if _scheme == "https":               # the proxy terminates TLS
     c.JupyterHub.ssl_cert = deploy["tls_cert"]
     c.JupyterHub.ssl_key = deploy["tls_key"]
-if deploy.get("domain"):
+if deploy.get("domain") and _behind_proxy:
+    # Each user's server on its own origin, as the browser sees it: https://<user>.NAME[:port] through
+    # the reverse proxy, whose X-Scheme header tells the hub (and the servers: jupyterhub-singleuser
+    # trusts the proxy's headers) that the browser spoke HTTPS; the login cookie is host-only
+    # (__Host-, hence Secure).
+    _public = int(deploy.get("public_port", 443))
+    c.JupyterHub.subdomain_host = f"https://{deploy['domain']}" + ("" if _public == 443 else f":{_public}")
+    c.JupyterHub.cookie_host_prefix_enabled = True
+elif deploy.get("domain"):
     # Each user's server on its own origin (JupyterHub's protection of users from each other);
     # over HTTPS the login cookie is also locked to the hub's host.
     c.JupyterHub.subdomain_host = f"{_scheme}://{deploy['domain']}:{hub_port}"

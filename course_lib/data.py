@@ -8,9 +8,6 @@ Returned X never contain the constant coordinate; use
 import hashlib
 import os
 import tempfile
-import urllib.error
-import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import NamedTuple
 
@@ -425,6 +422,10 @@ def _verify(path, info):
 
 def _download(info, target, base_url=None, progress=True):
     """Fetch ``info`` into ``target`` (atomically) with a progress bar, verifying it before it is stored."""
+    import urllib.error  # (imported here: the network modules are needed only to download)
+    import urllib.parse
+    import urllib.request
+
     url = _source_url(info, base_url)
     host = urllib.parse.urlsplit(url).netloc
     if host in _unreachable:

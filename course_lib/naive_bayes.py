@@ -33,7 +33,6 @@ conventions; the tests compare them).
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ._validation import check_matrix, check_real
 
@@ -79,6 +78,8 @@ class NaiveBayesResult:
 
     def predict_log_proba(self, X):
         """``ln P(y | x)``, normalised with log-sum-exp: shape (n, c). NaN where every class has probability 0."""
+        from scipy.special import logsumexp  # (SciPy's import costs more than the rest of course_lib)
+
         jll = self.joint_log_likelihood(X)
         with np.errstate(invalid="ignore"):
             return jll - logsumexp(jll, axis=1, keepdims=True)

@@ -25,7 +25,7 @@ The copy is mounted over ``course_lib`` inside the sandbox, wherever the real pa
 (:meth:`grading.sandbox.Sandbox.readonly_paths`: also inside the environment's packages, where the
 hub installs ``course_lib``), so no route reaches the
 implementation: not ``cl.pla``, not ``getattr``, ``exec``, ``importlib`` or a helper file,
-not reading ``course_lib``'s files (there is no compiled copy either). Everything else in
+not reading ``course_lib``'s files or their bytecode (compiled from the copy). Everything else in
 ``course_lib`` (data loaders, plots) stays as it is. The grader's own process, where the
 hidden tests run, keeps the real ``course_lib``.
 
@@ -35,9 +35,9 @@ Examples
 ['pla', 'pocket']
 """
 import ast
+import functools
 import importlib.util
 import os
-import shutil
 from pathlib import Path
 
 __all__ = ["FILE", "SHARED_HELPERS", "parse_withheld", "withheld_names", "message", "withheld_closure",
@@ -154,6 +154,9 @@ def withheld_closure(names, *, source=None):
 def withheld_copy(names, assignment, dest, *, source=None):
     """Write a copy of ``course_lib`` into ``dest`` with the functions ``names`` withheld.
 
+    The copy's text is made once per process for each assignment and state of the package
+    (:func:`_withheld_files`), then written: a class of submissions pays for the parsing once.
+
     Parameters
     ----------
     names : iterable of str
@@ -176,45 +179,99 @@ def withheld_copy(names, assignment, dest, *, source=None):
     ValueError
         When a name is not a top-level function of any of ``course_lib``'s modules.
     """
-    listed = set(names)
     source = Path(source) if source is not None else course_lib_dir()
-    names = withheld_closure(listed, source=source)
+    files = _withheld_files(frozenset(names), assignment, str(source), _package_state(source))
     dest = Path(dest)
-    found = set()
+    dest.mkdir(mode=0o755, parents=True, exist_ok=True)
+    for rel, data in files:
+        out = dest / rel
+        out.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        out.write_bytes(data)
+        os.chmod(out, 0o644)
+    for path in [dest] + [p for p in dest.rglob("*") if p.is_dir()]:
+        os.chmod(path, 0o755)
+    return dest
+
+
+def _package_files(source):
+    """The files of the package at ``source`` that a copy holds, as sorted relative paths (no links, no bytecode)."""
+    out = []
     for folder, dirs, files in os.walk(source):
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        target = dest / os.path.relpath(folder, source)
-        target.mkdir(mode=0o755, parents=True, exist_ok=True)
-        for file in files:
-            src, out = Path(folder) / file, target / file
-            if file.endswith((".pyc", ".pyo")) or src.is_symlink():
-                continue
-            if not file.endswith(".py"):
-                shutil.copyfile(src, out)
-                continue
-            text = src.read_text(encoding="utf-8")
-            tree = ast.parse(text)
-            changed = False
-            for node in tree.body:
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names:
-                    _stub(node, node.name, assignment)
-                    found.add(node.name)
-                    changed = True
-                elif isinstance(node, ast.ClassDef):
-                    for method in node.body:
-                        name = f"{node.name}.{getattr(method, 'name', '')}"
-                        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in names:
-                            _stub(method, name, assignment, keep_decorators=True)
-                            found.add(name)
-                            changed = True
-            out.write_text(ast.unparse(tree) + "\n" if changed else text, encoding="utf-8")
-    for path in [dest] + list(dest.rglob("*")):
-        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for file in sorted(files):
+            path = Path(folder) / file
+            if not file.endswith((".pyc", ".pyo")) and not path.is_symlink():
+                out.append(path.relative_to(source).as_posix())
+    return out
+
+
+def _package_state(source):
+    """What the copy depends on besides the names: each file's path, size and time of change."""
+    state = []
+    for rel in _package_files(source):
+        st = os.stat(Path(source) / rel)
+        state.append((rel, st.st_size, st.st_mtime_ns, st.st_ino))
+    return tuple(state)
+
+
+@functools.lru_cache(maxsize=16)
+def _withheld_files(listed, assignment, source, state):
+    """``((relative path, bytes), ...)`` of the copy of the package at ``source`` without ``listed`` (``state``:
+    :func:`_package_state`, so a changed package is copied again)."""
+    source = Path(source)
+    names = withheld_closure(listed, source=source)
+    found, files = set(), []
+    for rel, *_ in state:
+        src = source / rel
+        if not rel.endswith(".py"):
+            files.append((rel, src.read_bytes()))
+            continue
+        text = src.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        changed = False
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names:
+                _stub(node, node.name, assignment)
+                found.add(node.name)
+                changed = True
+            elif isinstance(node, ast.ClassDef):
+                for method in node.body:
+                    name = f"{node.name}.{getattr(method, 'name', '')}"
+                    if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in names:
+                        _stub(method, name, assignment, keep_decorators=True)
+                        found.add(name)
+                        changed = True
+        files.append((rel, (ast.unparse(tree) + "\n" if changed else text).encode("utf-8")))
     missing = sorted(listed - found)
     if missing:
         raise ValueError(f"{FILE} of {assignment} lists {', '.join(missing)}, which course_lib does not define "
                          "as a function (or as a method of one of its classes)")
-    return dest
+    return tuple(files) + _compiled(files)
+
+
+def _compiled(files):
+    """The bytecode of the ``.py`` files among ``files``, as ``(relative path in __pycache__, bytes)``.
+
+    Checked against the source's hash (not its time), so a copy written later still uses it: the student's
+    process, which cannot write into the copy, would otherwise compile the package at every start.
+    """
+    import importlib.util
+    import py_compile
+    import tempfile
+
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for rel, data in files:
+            if not rel.endswith(".py"):
+                continue
+            src = Path(tmp, rel)
+            src.parent.mkdir(parents=True, exist_ok=True)
+            src.write_bytes(data)
+            cfile = Path(importlib.util.cache_from_source(str(src)))
+            py_compile.compile(str(src), cfile=str(cfile), doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+            out.append((cfile.relative_to(tmp).as_posix(), cfile.read_bytes()))
+    return tuple(out)
 
 
 def install_in_kernel(folder=".", assignment=None):

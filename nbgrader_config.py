@@ -47,7 +47,7 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
-    "nbgrader.preprocessors.SaveAutoGrades",
+    "grading.preprocessors.SaveAutoGrades",          # nbgrader's, each notebook's scores in one commit
     "nbgrader.preprocessors.AssignLatePenalties",
     "grading.preprocessors.CheckCellMetadata",      # nbgrader's check, its schema compiled once
 ]

@@ -129,64 +129,89 @@ def main(argv=None):
 
 
 def _run(args):
-    """Do what ``args`` (parsed by :func:`_parser`) ask; the exit status."""
-    if args.command == "release":
-        from .autograde import release
-        from .course import Course
-        names = args.assignments or Course(args.course).assignments()
-        if not names:
-            raise CourseError(f"no assignment to release: {Course(args.course).source_dir} holds none")
-        for name in names:
-            where = release(args.course, name)
-            print(f"released {name} into {where}")
-    elif args.command == "autograde":
-        from traitlets.config import Config
+    """Do what ``args`` (parsed by :func:`_parser`) ask: the subcommand's entry in :data:`COMMANDS`; the exit status."""
+    return COMMANDS[args.command](args) or 0
 
-        from .autograde import autograde
-        overrides = Config()
-        if args.timeout is not None:
-            overrides.Execute.timeout = args.timeout
-        try:
-            autograde(args.course, args.assignment, overrides=overrides, student=args.student or None,
-                      force=args.force, jobs=args.jobs, scheduler=args.dask_scheduler or None,
-                      progress={"bar": True, "lines": False}.get(args.progress))
-        except KeyboardInterrupt:
-            print("\ninterrupted: the submissions graded so far are saved; run the same command again "
-                  "to grade the rest", file=sys.stderr)
-            return 130
-    elif args.command == "feedback":
-        from .feedback import feedback
-        feedback(args.course, args.assignment, student=args.student or None, force=args.force)
-    elif args.command == "grades":
-        from .report import grades
-        grades(args.course, args.assignment, out=args.out, form=args.format, provisional=args.provisional,
-               roster=args.roster)
-    elif args.command == "collect-lms":
-        from .lms import collect_lms
-        collect_lms(args.course, args.assignment, args.download, roster=args.roster, times=args.times)
-    elif args.command == "extension":
-        from .classrun import extension
-        extension(args.course, args.assignment, args.student, due=args.due, reason=args.reason)
-    elif args.command == "reviewed":
-        from .classrun import ClassRun
-        from .course import Course
-        course = Course(args.course)
-        course.check_assignment(args.assignment)
-        done = ClassRun(course, args.assignment).reviewed(args.student, args.cells or None)
-        print(f"{args.student}: {', '.join(done)} no longer listed for review on {args.assignment}" if done else
-              f"{args.student}: no answer of {args.assignment} was listed for review")
-    elif args.command == "audit":
-        from .audit import audit
-        audit(args.course, args.assignment)
-    elif args.command == "regrade-check":
-        from .replay import regrade_check
-        regrade_check(args.course, args.assignment, args.student, args.cell)
-    elif args.command == "check":
-        from .validate import check
-        return check(args.notebooks, timeout=args.timeout, course=args.course, as_json=args.json,
-                     sandbox=args.sandbox)
+
+def _release(args):
+    from .autograde import release
+    from .course import Course
+    names = args.assignments or Course(args.course).assignments()
+    if not names:
+        raise CourseError(f"no assignment to release: {Course(args.course).source_dir} holds none")
+    for name in names:
+        where = release(args.course, name)
+        print(f"released {name} into {where}")
+
+
+def _autograde(args):
+    from traitlets.config import Config
+
+    from .autograde import autograde
+    overrides = Config()
+    if args.timeout is not None:
+        overrides.Execute.timeout = args.timeout
+    try:
+        autograde(args.course, args.assignment, overrides=overrides, student=args.student or None,
+                  force=args.force, jobs=args.jobs, scheduler=args.dask_scheduler or None,
+                  progress={"bar": True, "lines": False}.get(args.progress))
+    except KeyboardInterrupt:
+        print("\ninterrupted: the submissions graded so far are saved; run the same command again "
+              "to grade the rest", file=sys.stderr)
+        return 130
     return 0
 
+
+def _feedback(args):
+    from .feedback import feedback
+    feedback(args.course, args.assignment, student=args.student or None, force=args.force)
+
+
+def _grades(args):
+    from .report import grades
+    grades(args.course, args.assignment, out=args.out, form=args.format, provisional=args.provisional,
+           roster=args.roster)
+
+
+def _collect_lms(args):
+    from .lms import collect_lms
+    collect_lms(args.course, args.assignment, args.download, roster=args.roster, times=args.times)
+
+
+def _extension(args):
+    from .classrun import extension
+    extension(args.course, args.assignment, args.student, due=args.due, reason=args.reason)
+
+
+def _reviewed(args):
+    from .classrun import ClassRun
+    from .course import Course
+    course = Course(args.course)
+    course.check_assignment(args.assignment)
+    done = ClassRun(course, args.assignment).reviewed(args.student, args.cells or None)
+    print(f"{args.student}: {', '.join(done)} no longer listed for review on {args.assignment}" if done else
+          f"{args.student}: no answer of {args.assignment} was listed for review")
+
+
+def _audit(args):
+    from .audit import audit
+    audit(args.course, args.assignment)
+
+
+def _regrade_check(args):
+    from .replay import regrade_check
+    regrade_check(args.course, args.assignment, args.student, args.cell)
+
+
+def _check(args):
+    from .validate import check
+    return check(args.notebooks, timeout=args.timeout, course=args.course, as_json=args.json, sandbox=args.sandbox)
+
+
+COMMANDS = {"release": _release, "autograde": _autograde, "feedback": _feedback, "grades": _grades,
+            "collect-lms": _collect_lms, "extension": _extension, "reviewed": _reviewed, "audit": _audit,
+            "regrade-check": _regrade_check, "check": _check}
+"""The subcommands, by name: each takes the parsed arguments and returns the exit status (None: 0)."""
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -122,41 +122,44 @@ def python_of(source):
     first = lines[0].lstrip() if lines else ""
     if first.startswith("%%"):
         name = first[2:].split(None, 1)[0] if first[2:].strip() else ""
-        if name in _CODE_MAGICS:
-            lines = lines[1:]
-        else:
+        if name not in _CODE_MAGICS:
             if name in _SHELL_MAGICS:
                 shell.append(f"%%{name}: " + " ".join(line.strip() for line in lines[1:] if line.strip())[:300])
             return "", shell
-    out = []
-    for line in lines:
-        m = _ASSIGNED_MAGIC.match(line)
-        if m:
-            if m["kind"] != "%" or m["rest"].split(None, 1)[:1] in (["system"], ["sx"], ["sc"]):
-                shell.append(f"{m['kind']}{m['rest'].strip()}"[:300])
-            out.append(f"{m['head']}None")
-            continue
-        m = _LINE_MAGIC.match(line)
-        if m:
-            indent, kind, rest = m["indent"], m["kind"], m["rest"]
-            if kind != "%":
-                shell.append(f"{kind}{rest.strip()}"[:300])
-                out.append(f"{indent}pass")
-                continue
-            name, _, argument = rest.partition(" ")
-            if name in _SHELL_MAGICS:
-                shell.append(f"%{rest.strip()}"[:300])
-            code = argument.strip() if name in _CODE_MAGICS else ""
-            if code:
-                try:
-                    compile(code, "<magic>", "exec", flags=ast.PyCF_ONLY_AST)
-                except (SyntaxError, ValueError, RecursionError, MemoryError):
-                    code = ""
-            out.append(f"{indent}{code}" if code else f"{indent}pass")
-            continue
+        lines = lines[1:]
+    return "\n".join(_python_line(line, shell) for line in lines), shell
+
+
+def _python_line(line, shell):
+    """One line of a cell as plain Python (see :func:`python_of`); a command it runs is added to ``shell``."""
+    m = _ASSIGNED_MAGIC.match(line)
+    if m:
+        if m["kind"] != "%" or m["rest"].split(None, 1)[:1] in (["system"], ["sx"], ["sc"]):
+            shell.append(f"{m['kind']}{m['rest'].strip()}"[:300])
+        return f"{m['head']}None"
+    m = _LINE_MAGIC.match(line)
+    if m is None:
         m = _HELP.match(line)
-        out.append(m["body"] if m else line)
-    return "\n".join(out), shell
+        return m["body"] if m else line
+    indent, kind, rest = m["indent"], m["kind"], m["rest"]
+    if kind != "%":
+        shell.append(f"{kind}{rest.strip()}"[:300])
+        return f"{indent}pass"
+    name, _, argument = rest.partition(" ")
+    if name in _SHELL_MAGICS:
+        shell.append(f"%{rest.strip()}"[:300])
+    code = _magic_code(argument) if name in _CODE_MAGICS else ""
+    return f"{indent}{code}" if code else f"{indent}pass"
+
+
+def _magic_code(argument):
+    """The Python a line magic such as ``%time`` runs, when it parses; else empty."""
+    code = argument.strip()
+    try:
+        compile(code, "<magic>", "exec", flags=ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ""
+    return code
 
 
 def _suspicious_path(text):
@@ -165,30 +168,63 @@ def _suspicious_path(text):
 
 def _fold(node, depth=0):
     """The string a constant expression builds (``"_ex" + "it"``, ``"".join(["o", "s"])``, f-strings and slices of
-    constants, ``"tixe_"[::-1]``), else None."""
-    if depth > 50:
+    constants, ``"tixe_"[::-1]``), else None.
+
+    Examples
+    --------
+    >>> import ast
+    >>> [_fold(ast.parse(code, mode="eval").body) for code in ('"_ex" + "it"', '"".join(["o", "s"])', '"tixe_"[::-1]',
+    ...                                                         "f'sys'", '"a" + x', '"abc"[::0]', '"ab"[x:]')]
+    ['_exit', 'os', '_exit', 'sys', None, None, None]
+    """
+    fold = _FOLDS.get(type(node))
+    return fold(node, depth + 1) if fold is not None and depth <= 50 else None
+
+
+def _folded(nodes, depth):
+    """The strings ``nodes`` build, or None unless every one does."""
+    parts = [_fold(n, depth) for n in nodes]
+    return parts if all(p is not None for p in parts) else None
+
+
+def _fold_constant(node, depth):
+    return node.value if isinstance(node.value, str) else None
+
+
+def _fold_add(node, depth):
+    parts = _folded([node.left, node.right], depth) if isinstance(node.op, ast.Add) else None
+    return parts[0] + parts[1] if parts is not None else None
+
+
+def _fold_fstring(node, depth):
+    parts = _folded([v.value if isinstance(v, ast.FormattedValue) else v for v in node.values], depth)
+    return "".join(parts) if parts is not None else None
+
+
+def _fold_join(node, depth):
+    """``sep.join([...])`` of constants."""
+    if not (isinstance(node.func, ast.Attribute) and node.func.attr == "join"
+            and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple))):
         return None
-    if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, str) else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _fold(node.left, depth + 1), _fold(node.right, depth + 1)
-        return left + right if left is not None and right is not None else None
-    if isinstance(node, ast.JoinedStr):
-        parts = [_fold(v.value if isinstance(v, ast.FormattedValue) else v, depth + 1) for v in node.values]
-        return "".join(parts) if all(p is not None for p in parts) else None
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
-            and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple)):
-        sep = _fold(node.func.value, depth + 1)
-        parts = [_fold(e, depth + 1) for e in node.args[0].elts]
-        return sep.join(parts) if sep is not None and all(p is not None for p in parts) else None
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-        text = _fold(node.value, depth + 1)
-        bounds = [_integer(b) if b is not None else None for b in (node.slice.lower, node.slice.upper, node.slice.step)]
-        given = [b for b in (node.slice.lower, node.slice.upper, node.slice.step) if b is not None]
-        if text is None or sum(b is not None for b in bounds) != len(given) or bounds[2] == 0:
-            return None
-        return text[slice(*bounds)]
-    return None
+    parts = _folded([node.func.value, *node.args[0].elts], depth)
+    return parts[0].join(parts[1:]) if parts is not None else None
+
+
+def _fold_slice(node, depth):
+    """``text[a:b:c]`` of a constant with integer bounds."""
+    if not isinstance(node.slice, ast.Slice):
+        return None
+    text = _fold(node.value, depth)
+    given = (node.slice.lower, node.slice.upper, node.slice.step)
+    bounds = [_integer(b) if b is not None else None for b in given]
+    if text is None or sum(b is not None for b in bounds) != sum(b is not None for b in given) or bounds[2] == 0:
+        return None
+    return text[slice(*bounds)]
+
+
+_FOLDS = {ast.Constant: _fold_constant, ast.BinOp: _fold_add, ast.JoinedStr: _fold_fstring, ast.Call: _fold_join,
+          ast.Subscript: _fold_slice}
+"""How :func:`_fold` reads each kind of expression that can build a string from constants."""
 
 
 def _integer(node):
@@ -330,10 +366,7 @@ class _Visitor(ast.NodeVisitor):
         name = _dotted(node.func)
         full = self.resolve(name)
         if name in ("setattr", "delattr") and node.args:
-            target = self.resolve(_dotted(node.args[0]))
-            if target and (target.split(".")[0] in self.modules.values() or target in self.modules.values()
-                           or target.split(".")[0] in ("builtins", "numpy", "course_lib", "sys", "os")):
-                self.note(node, f"changes a module: {name}({target}, ...)")
+            self.check_module_change(node, name)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "join":
             self.check_built_name(node)
         if name in LOOKUP_CALLS or full in LOOKUP_CALLS:
@@ -343,14 +376,25 @@ class _Visitor(ast.NodeVisitor):
         if full in ("type", "builtins.type") and len(node.args) == 3:
             self.check_built_class(node)
         if name in FILE_CALLS or full in FILE_CALLS or (full or "").endswith(FILE_METHODS):
-            for arg in node.args:
-                text = _fold(arg)
-                texts = [text] if text is not None else [c.value for c in ast.walk(arg)
-                                                         if isinstance(c, ast.Constant) and isinstance(c.value, str)]
-                if any(_suspicious_path(t) for t in texts):
-                    shown = repr(text) if text is not None else "..."
-                    self.note(node, f"file access outside the notebook's folder: {name}({shown})")
+            self.check_file_access(node, name)
         self.generic_visit(node)
+
+    def check_module_change(self, node, name):
+        """``setattr(module, ...)``, ``delattr(module, ...)`` on an imported module or a watched one."""
+        target = self.resolve(_dotted(node.args[0]))
+        if target and (target.split(".")[0] in self.modules.values() or target in self.modules.values()
+                       or target.split(".")[0] in ("builtins", "numpy", "course_lib", "sys", "os")):
+            self.note(node, f"changes a module: {name}({target}, ...)")
+
+    def check_file_access(self, node, name):
+        """A file call whose path (built from constants, or holding one) leaves the notebook's folder."""
+        for arg in node.args:
+            text = _fold(arg)
+            texts = [text] if text is not None else [c.value for c in ast.walk(arg)
+                                                     if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+            if any(_suspicious_path(t) for t in texts):
+                shown = repr(text) if text is not None else "..."
+                self.note(node, f"file access outside the notebook's folder: {name}({shown})")
 
     def check_lookup(self, node, name, full):
         """``getattr(m, name)``, ``__import__(name)``, ``attrgetter(name)``: literal names resolved, computed ones named."""
@@ -857,33 +901,45 @@ def _from_visible(node, constants):
         len([v for v in values if v in numbers]) >= 2
 
 
+def _compared_sides(node):
+    """The operands of a comparison (``==``, ``in``, ``np.allclose``, ``np.array_equal`` ...), else none."""
+    if isinstance(node, ast.Compare):
+        return [node.left, *node.comparators]
+    if isinstance(node, ast.Call) and (_dotted(node.func) or "").rsplit(".", 1)[-1] in (
+            "allclose", "array_equal", "isclose", "array_equiv"):
+        return list(node.args)
+    return []
+
+
+def _compares_input_with_visible(node, params, constants):
+    sides = _compared_sides(node)
+    reads_parameter = any(isinstance(n, ast.Name) and n.id in params for x in sides for n in ast.walk(x))
+    return reads_parameter and any(_from_visible(x, constants) for x in sides)
+
+
+def _keyed_on_visible(node, params, constants):
+    return isinstance(node, ast.Dict) and any(k is not None and _from_visible(k, constants) for k in node.keys)
+
+
+def _returns_visible(node, params, constants):
+    if not isinstance(node, ast.Return) or node.value is None:
+        return False
+    returned = [node.value, getattr(node.value, "body", None), getattr(node.value, "orelse", None)]
+    return any(r is not None and (values := _numbers(r)) and len(values) >= 2 and values in constants[0]
+               for r in returned)
+
+
+_HARD_CODED = ((_compares_input_with_visible, "compares its input with a visible test's example"),
+               (_keyed_on_visible, "holds a table keyed on a visible test's inputs"),
+               (_returns_visible, "returns a visible test's literal"))
+"""The signs of a hard-coded answer in a graded function: ``(rule(node, params, constants), what it says)``."""
+
+
 def _hard_coded_in(func, constants):
     """``[(line, what)]`` of one function: comparisons of its input with, tables keyed on, returns of visible literals."""
     params = {a.arg for a in [*func.args.args, *func.args.kwonlyargs]}
-
-    def reads_parameter(node):
-        return any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(node))
-
-    found = []
-    for node in ast.walk(func):
-        sides = []
-        if isinstance(node, ast.Compare):
-            sides = [node.left, *node.comparators]
-        elif isinstance(node, ast.Call) and (_dotted(node.func) or "").rsplit(".", 1)[-1] in (
-                "allclose", "array_equal", "isclose", "array_equiv"):
-            sides = list(node.args)
-        if any(reads_parameter(x) for x in sides) and any(_from_visible(x, constants) for x in sides):
-            found.append((node.lineno, f"hard-coded answer: {func.name} compares its input with a visible test's "
-                                       "example"))
-        if isinstance(node, ast.Dict) and any(k is not None and _from_visible(k, constants) for k in node.keys):
-            found.append((node.lineno, f"hard-coded answer: {func.name} holds a table keyed on a visible test's "
-                                       "inputs"))
-        if isinstance(node, ast.Return) and node.value is not None:
-            returned = [node.value, getattr(node.value, "body", None), getattr(node.value, "orelse", None)]
-            if any(r is not None and (values := _numbers(r)) and len(values) >= 2 and values in constants[0]
-                   for r in returned):
-                found.append((node.lineno, f"hard-coded answer: {func.name} returns a visible test's literal"))
-    return found
+    return [(node.lineno, f"hard-coded answer: {func.name} {what}")
+            for node in ast.walk(func) for rule, what in _HARD_CODED if rule(node, params, constants)]
 
 
 def hard_coded(source, functions, constants):

@@ -212,63 +212,122 @@ def class_rows(course, assignment, *, gb=None):
 
 def _row(gb, course, assignment, sid, st, record, submitted, *, exercises, manual_cells, total, policy, extension,
          lms=None):
-    row = GradeRow(sid, assignment, total, first_name=getattr(st, "first_name", None) or "",
-                   last_name=getattr(st, "last_name", None) or "", email=getattr(st, "email", None) or "")
-    if extension is not None:
-        row.extension = f"due {_iso(extension.due)}" + (f": {extension.reason}" if extension.reason else "")
+    """One student's :class:`GradeRow`: who, when due; then why it has no total, or its total and whether it is final."""
+    row = _identity_row(sid, assignment, total, st, extension, due=gb.find_assignment(assignment).duedate)
     sub = gbk.submission(gb, assignment, sid) if st is not None else None
-    row.duedate = due = gb.find_assignment(assignment).duedate
-    if extension is not None and due is not None and extension.due > due:
-        row.duedate = extension.due
-    if record is not None and record.ungraded:
-        row.status, row.reason = UNGRADED, record.reason
-        return row
-    if record is not None and (record.interrupted or record.status is None):
-        row.status = NOT_AUTOGRADED
-        row.reason = "its autograding was interrupted (run make autograde again)"
-        return row
-    if sub is None:
-        if record is not None and record.final:
-            row.status, row.reason = UNGRADED, "no grades in the gradebook (run make autograde again)"
-        elif record is not None or submitted:
-            row.status, row.reason = NOT_AUTOGRADED, "submitted, not autograded yet"
-        return row
-    graded_dir = course.autograded_dir / sid / assignment
-    notebooks = course.notebooks(assignment)
-    if record is not None and not all((graded_dir / f"{n}.ipynb").is_file() for n in notebooks):
-        row.status, row.reason = UNGRADED, "nbgrader did not write its graded notebook (run make autograde again)"
-        return row
-    grades = [g for nb in sub.notebooks for g in nb.grades]
-    unscored_auto = [g.name for g in grades if g.name not in manual_cells and g.score is None]
-    if not grades or unscored_auto:
-        row.status = UNGRADED
-        row.reason = "nbgrader recorded no score for " + (", ".join(unscored_auto[:3]) or "any cell")
+    verdict = _without_total(record, sub is not None, submitted)
+    if verdict is None:
+        grades = [g for nb in sub.notebooks for g in nb.grades]
+        verdict = _incomplete(course, assignment, sid, record, grades, manual_cells)
+    if verdict is not None:
+        row.status, row.reason = verdict
         return row
     late = gbk.refresh_late(gb, assignment, sid, policy=policy, extension=extension)
-    row.parts = {ex: 0.0 for ex in exercises}
-    for g in grades:
-        row.cells[g.name] = float(g.score or 0.0)
-        row.parts[exercise_of(g.name)] = row.parts.get(exercise_of(g.name), 0.0) + float(g.score or 0.0)
+    _add_scores(row, grades, exercises, late)
     marks = gbk.manual_marks(gb, assignment, sid)
     row.manual = sorted(g for g, m in marks.items() if m.work is not None)
-    # nbgrader scores 0 an answer nobody has graded yet: ask needs_manual_grade
-    row.pending = sorted(g.name for g in grades
-                         if g.name in manual_cells and g.needs_manual_grade and g.manual_score is None)
+    row.pending = _awaiting_a_grader(grades, manual_cells)
     row.review = record.open_review(marks) if record is not None else []
+    why = _provisional_reasons(row, lms)
+    row.status = PROVISIONAL if why else FINAL
+    row.reason = "; ".join(why)
+    return row
+
+
+def _identity_row(sid, assignment, total, st, extension, *, due):
+    """A row with the student's names, the extension and the due date that applies (the later one), nothing graded."""
+    row = GradeRow(sid, assignment, total, first_name=getattr(st, "first_name", None) or "",
+                   last_name=getattr(st, "last_name", None) or "", email=getattr(st, "email", None) or "")
+    row.duedate = due
+    if extension is not None:
+        row.extension = f"due {_iso(extension.due)}" + (f": {extension.reason}" if extension.reason else "")
+        if due is not None and extension.due > due:
+            row.duedate = extension.due
+    return row
+
+
+def _without_total(record, in_gradebook, submitted):
+    """``(status, reason)`` of a row the grading record and the gradebook say has no total; None when it may have one.
+
+    ``record`` is the student's :class:`grading.status.StudentStatus` (None: never autograded),
+    ``in_gradebook`` whether nbgrader's gradebook holds the submission, ``submitted`` whether
+    ``submitted/`` does.
+
+    Examples
+    --------
+    >>> from grading.status import StudentStatus
+    >>> _without_total(None, False, True)
+    ('not autograded', 'submitted, not autograded yet')
+    >>> _without_total(StudentStatus("ada", status="graded"), True, True) is None
+    True
+    """
+    if record is not None and record.ungraded:
+        return UNGRADED, record.reason
+    if record is not None and (record.interrupted or record.status is None):
+        return NOT_AUTOGRADED, "its autograding was interrupted (run make autograde again)"
+    if in_gradebook:
+        return None
+    if record is not None and record.final:
+        return UNGRADED, "no grades in the gradebook (run make autograde again)"
+    if record is not None or submitted:
+        return NOT_AUTOGRADED, "submitted, not autograded yet"
+    return NOT_SUBMITTED, ""
+
+
+def _incomplete(course, assignment, sid, record, grades, manual_cells):
+    """``(UNGRADED, reason)`` when nbgrader left a submission in the gradebook half graded, else None.
+
+    Half graded: a graded notebook nbgrader did not write (for a submission the course
+    graded), no grade at all, or an autograded cell without a score.
+    """
+    graded_dir = course.autograded_dir / sid / assignment
+    if record is not None and not all((graded_dir / f"{n}.ipynb").is_file() for n in course.notebooks(assignment)):
+        return UNGRADED, "nbgrader did not write its graded notebook (run make autograde again)"
+    unscored_auto = [g.name for g in grades if g.name not in manual_cells and g.score is None]
+    if not grades or unscored_auto:
+        return UNGRADED, "nbgrader recorded no score for " + (", ".join(unscored_auto[:3]) or "any cell")
+    return None
+
+
+def _add_scores(row, grades, exercises, late):
+    """The points of each cell and exercise, the submission time, and the total before and after the late penalty."""
+    row.parts = {ex: 0.0 for ex in exercises}
+    for g in grades:
+        points = float(g.score or 0.0)
+        row.cells[g.name] = points
+        row.parts[exercise_of(g.name)] = row.parts.get(exercise_of(g.name), 0.0) + points
     row.timestamp, row.duedate, row.late_seconds = late.timestamp, late.duedate, late.seconds_late
     row.raw_score = round(late.raw_score, 6)
     row.penalty = late.penalty
     row.score = round(max(0.0, late.raw_score - late.penalty), 6)
+
+
+def _awaiting_a_grader(grades, manual_cells):
+    """The hand-graded cells nobody has graded yet (nbgrader scores them 0: ask ``needs_manual_grade``)."""
+    return sorted(g.name for g in grades
+                  if g.name in manual_cells and g.needs_manual_grade and g.manual_score is None)
+
+
+def _provisional_reasons(row, lms):
+    """Why a scored row's total can still change (empty: it is final).
+
+    Examples
+    --------
+    >>> row = GradeRow("ada", "ps1", 10.0, pending=["explain-bound"])
+    >>> _provisional_reasons(row, {"late": True, "submitted_at": None})
+    ['awaiting manual grading: explain-bound', 'the LMS marked it late without its submission time (make collect-lms TIMES=...)']
+    >>> _provisional_reasons(GradeRow("bob", "ps1", 10.0), None)
+    []
+    """
     why = []
     if row.pending:
         why.append("awaiting manual grading: " + ", ".join(row.pending))
     if row.review:
         why.append("changed since a grader's work, to review: " + ", ".join(row.review))
-    if (lms or {}).get("late") and not (lms or {}).get("submitted_at") and row.timestamp is None:
+    lms = lms or {}
+    if lms.get("late") and not lms.get("submitted_at") and row.timestamp is None:
         why.append("the LMS marked it late without its submission time (make collect-lms TIMES=...)")
-    row.status = PROVISIONAL if why else FINAL
-    row.reason = "; ".join(why)
-    return row
+    return why
 
 
 # -- the course's own files ------------------------------------------------------------------
@@ -348,7 +407,7 @@ def lms_export(course, grades, form, roster, out_dir, *, provisional=False):
     for r in grades.rows:
         if r.status == NOT_SUBMITTED:
             continue
-        entry = roster.find(r.student) if roster is not None else None
+        entry = roster.find(r.student)
         if r.status == FINAL or (provisional and r.status == PROVISIONAL):
             if entry is None:
                 report.unknown.append(r.student)

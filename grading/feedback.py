@@ -201,12 +201,6 @@ def feedback(root, assignment, *, student=None, force=False, echo=print):
     Path
         The feedback folder.
     """
-    from nbgrader.api import MissingEntry
-    from nbgrader.converters import GenerateFeedback
-    from nbgrader.converters.base import NbGraderException
-    from nbgrader.coursedir import CourseDirectory
-
-    from .plan import submission_digest
     from .status import StatusBook
 
     course = Course(root)
@@ -214,73 +208,117 @@ def feedback(root, assignment, *, student=None, force=False, echo=print):
     status = StatusBook(course, assignment).all()
     # (a submission whose grading was interrupted gets no feedback until it is graded)
     graded = sorted(s for s, r in status.items() if r.final)
-    if student is not None and student not in status:
-        raise CourseError(f"no graded submission of {assignment!r} by student {student!r}: "
-                          f"run `make autograde ASSIGNMENT={assignment} STUDENT={student}` first")
-    if student is not None and student not in graded:
-        raise CourseError(f"no feedback for {student!r}: the submission of {assignment!r} is not graded "
-                          f"({status[student].reason or 'its grading was interrupted: run make autograde'})")
+    if student is not None:
+        _require_graded(assignment, student, status)
     made = _remove_stale(course, assignment, graded)
     if not graded:
         raise CourseError(f"no graded submission of {assignment!r}: run `make autograde ASSIGNMENT={assignment}` first")
-
-    notebooks = course.notebooks(assignment)
     wanted = [student] if student is not None else graded
-    sources = {}
+    sources = _sources(course, assignment, wanted)
+    notebooks = course.notebooks(assignment)
+    todo = [s for s in wanted if force or not _up_to_date(course, assignment, s, notebooks, made.get(s), sources[s])]
+    if todo:
+        failed = _generate(course, assignment, todo)
+        _record(course, assignment, notebooks, todo, made, sources, failed)
+    ungraded = sorted(s for s in status if s not in graded) if student is None else []
+    _say(echo, assignment, course.feedback_dir, made=len(todo), kept=len(wanted) - len(todo), ungraded=ungraded)
+    return course.feedback_dir
+
+
+def _say(echo, assignment, folder, *, made, kept, ungraded):
+    """What ``make feedback`` did: the pages made, those left as they were, the submissions without feedback."""
+    echo(f"{assignment}: feedback made for {made} graded submission(s) in {folder}"
+         + (f"; {kept} unchanged since their feedback was made, left as they were (FORCE=1 makes them again)"
+            if kept else ""))
+    if ungraded:
+        echo(f"no feedback for the {len(ungraded)} ungraded submission(s): {', '.join(ungraded)}")
+
+
+def _require_graded(assignment, student, status):
+    """Refuse one student's feedback unless their submission is graded, saying what to run."""
+    if student not in status:
+        raise CourseError(f"no graded submission of {assignment!r} by student {student!r}: "
+                          f"run `make autograde ASSIGNMENT={assignment} STUDENT={student}` first")
+    if not status[student].final:
+        raise CourseError(f"no feedback for {student!r}: the submission of {assignment!r} is not graded "
+                          f"({status[student].reason or 'its grading was interrupted: run make autograde'})")
+
+
+def _sources(course, assignment, students):
+    """``{student: what their feedback is made from}`` (:func:`_made_from`; None: the gradebook lacks it).
+
+    The late penalty in the gradebook is brought in step first: it follows the score and the
+    extension now, and the page shows it.
+    """
+    from nbgrader.api import MissingEntry
+
     policy, extensions = Policy.from_config(course.config), read_extensions(course.root)
+    sources = {}
     with gbk.open_gradebook(course) as gb:
-        for s in wanted:
-            # the penalty in the gradebook follows the score and the extension now (the page shows it)
+        for s in students:
             gbk.refresh_late(gb, assignment, s, policy=policy, extension=extensions.get((assignment, s)))
             try:
                 sources[s] = _made_from(gb, course, assignment, s)
             except MissingEntry:
                 sources[s] = None               # graded by an older run, gone from the gradebook: nbgrader says so
+    return sources
 
-    def current(s):
-        old = made.get(s) or {}
+
+def _has_pages(folder, notebooks):
+    """Whether the feedback ``folder`` holds a page for each of the assignment's ``notebooks``."""
+    return all((folder / f"{n}.html").is_file() for n in notebooks)
+
+
+def _up_to_date(course, assignment, student, notebooks, old, source):
+    """Whether a student's pages are all there, as they were made (``old``), from what ``source`` says."""
+    from .plan import submission_digest
+
+    old = old or {}
+    folder = course.feedback_dir / student / assignment
+    return (old.get("from") == source and source is not None and _has_pages(folder, notebooks)
+            and old.get("pages") == submission_digest(folder))
+
+
+def _generate(course, assignment, todo):
+    """Run nbgrader's GenerateFeedback for the students ``todo``; the last error it raised, or None."""
+    from nbgrader.converters import GenerateFeedback
+    from nbgrader.converters.base import NbGraderException
+    from nbgrader.coursedir import CourseDirectory
+
+    from .autograde import nbgrader_logger
+
+    cfg = course.nbgrader_config()
+    cfg.CourseDirectory.assignment_id = assignment
+    cfg.GenerateFeedback.force = True
+    # which preprocessors run (HideHiddenTests first) is set in nbgrader_config.py, for every route
+    present = sorted(p.parent.name for p in course.autograded_dir.glob(f"*/{assignment}"))
+    logger = nbgrader_logger(course)             # nbgrader's own messages go to autograded/nbgrader.log
+    failed = None
+    for pattern, exclude in _runs(todo, [s for s in present if s not in todo]):
+        cfg.CourseDirectory.student_id = pattern
+        cfg.CourseDirectory.student_id_exclude = exclude
+        converter = GenerateFeedback(coursedir=CourseDirectory(config=cfg), config=cfg, log=logger)
+        try:
+            converter.start()
+        except NbGraderException as exc:
+            failed = exc
+    return failed
+
+
+def _record(course, assignment, notebooks, todo, made, sources, failed):
+    """Note the feedback made for ``todo`` in the record of feedback made; a student left without pages is an error."""
+    from .plan import submission_digest
+
+    done = []
+    for s in todo:
         folder = course.feedback_dir / s / assignment
-        return (old.get("from") == sources[s] and sources[s] is not None
-                and all((folder / f"{n}.html").is_file() for n in notebooks)
-                and old.get("pages") == submission_digest(folder))
-
-    todo = [s for s in wanted if force or not current(s)]
-    if todo:
-        cfg = course.nbgrader_config()
-        cfg.CourseDirectory.assignment_id = assignment
-        cfg.GenerateFeedback.force = True
-        # which preprocessors run (HideHiddenTests first) is set in nbgrader_config.py, for every route
-        present = sorted(p.parent.name for p in course.autograded_dir.glob(f"*/{assignment}"))
-        runs = _runs(todo, [s for s in present if s not in todo])
-        from .autograde import nbgrader_logger
-        logger = nbgrader_logger(course)             # nbgrader's own messages go to autograded/nbgrader.log
-        failed = None
-        for pattern, exclude in runs:
-            cfg.CourseDirectory.student_id = pattern
-            cfg.CourseDirectory.student_id_exclude = exclude
-            converter = GenerateFeedback(coursedir=CourseDirectory(config=cfg), config=cfg, log=logger)
-            try:
-                converter.start()
-            except NbGraderException as exc:
-                failed = exc
-        done = []
-        for s in todo:
-            folder = course.feedback_dir / s / assignment
-            if all((folder / f"{n}.html").is_file() for n in notebooks) and sources[s] is not None:
-                made[s] = {"from": sources[s], "pages": submission_digest(folder)}
-                done.append(s)
-            else:
-                made.pop(s, None)
-        course.write_status(assignment, made, name=FEEDBACK_STATUS)
-        missing = sorted(set(todo) - set(done))
-        if missing:
-            raise CourseError(f"nbgrader could not generate the feedback of {', '.join(missing)}"
-                              + (f": {failed}" if failed else "") + " (see autograded/nbgrader.log)")
-    kept = len(wanted) - len(todo)
-    echo(f"{assignment}: feedback made for {len(todo)} graded submission(s) in {course.feedback_dir}"
-         + (f"; {kept} unchanged since their feedback was made, left as they were (FORCE=1 makes them again)"
-            if kept else ""))
-    ungraded = sorted(s for s in status if s not in graded)
-    if ungraded and student is None:
-        echo(f"no feedback for the {len(ungraded)} ungraded submission(s): {', '.join(ungraded)}")
-    return course.feedback_dir
+        if _has_pages(folder, notebooks) and sources[s] is not None:
+            made[s] = {"from": sources[s], "pages": submission_digest(folder)}
+            done.append(s)
+        else:
+            made.pop(s, None)
+    course.write_status(assignment, made, name=FEEDBACK_STATUS)
+    missing = sorted(set(todo) - set(done))
+    if missing:
+        raise CourseError(f"nbgrader could not generate the feedback of {', '.join(missing)}"
+                          + (f": {failed}" if failed else "") + " (see autograded/nbgrader.log)")

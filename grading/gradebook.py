@@ -287,8 +287,8 @@ def manual_marks(gb, assignment, student):
 
 def set_flags(gb, assignment, student, flags):
     """Set nbgrader's ``needs_manual_grade`` of the named cells (``{grade_id: bool}``); returns what changed."""
-    sub = submission(gb, assignment, student)
     changed = []
+    sub = submission(gb, assignment, student) if flags else None
     if sub is None:
         return changed
     for nb in sub.notebooks:

@@ -214,6 +214,14 @@ class CourseAutograde(Autograde):
         resources["grading"] = grading
         return resources
 
+    def run_pre_convert_hook(self):
+        """The class run's :meth:`grading.classrun.ClassRun.begin` (it brought the gradebook up to date when it started)."""
+        if self.classrun is None:
+            return super().run_pre_convert_hook()
+        from pathlib import Path
+
+        self.classrun.begin(self.coursedir.student_id, [Path(n).stem for n in self.notebooks])
+
     def _init_preprocessors(self):
         if self._sanitizing and self.prepared:
             self.exporter._preprocessors = []

@@ -208,36 +208,52 @@ def read_roster(path):
                           "identities (lms_id, login, sis_id, email, first_name, last_name, section); "
                           "give another with ROSTER=path") from None
     reader = csv.reader(io.StringIO(text))
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise CourseError(f"the roster {path} is empty: expected a header row with student_id") from None
+    header = next(reader, None)
+    if header is None:
+        raise CourseError(f"the roster {path} is empty: expected a header row with student_id")
+    canvas, column = _columns_of(path, header)
+    entries, seen, lms_seen = [], {}, {}
+    for n, values in _roster_rows(reader, column, canvas=canvas):
+        _check_identities(path, n, values, seen, lms_seen)
+        entries.append(RosterEntry(**{k: v for k, v in values.items() if k in RosterEntry.__dataclass_fields__}))
+    return Roster(entries, path=path)
+
+
+def _columns_of(path, header):
+    """``(canvas, {field: column index})``: whether the roster is Canvas's gradebook export, and where each field is."""
     keys = [_key(h) for h in header]
     canvas = keys[:2] == ["student", "id"] and "sis_login_id" in keys
     column = _canvas_columns(keys) if canvas else _roster_columns(keys)
     if "student_id" not in column:
         raise CourseError(f"the roster {path} has no student_id column (the nbgrader id); its columns are: "
                           f"{', '.join(header)}")
-    entries, seen, lms_seen = [], {}, {}
+    return canvas, column
+
+
+def _roster_rows(reader, column, *, canvas):
+    """``(line, {field: value})`` of each student's row (blank lines and Canvas's "Points Possible" left out)."""
     for n, row in enumerate(reader, start=2):
         if not any(c.strip() for c in row):
             continue
         values = {k: plain(row[i]).strip() if i < len(row) else "" for k, i in column.items()}
         if canvas and values.get("name", "").strip().lower().startswith("points possible"):
             continue
-        sid = values.get("student_id", "")
-        why = valid_student_id(sid)
-        if why:
-            raise CourseError(f"the roster {path}, line {n}: student_id {sid!r} cannot be a student id: {why}")
-        if sid in seen:
-            raise CourseError(f"the roster {path}, line {n}: student_id {sid!r} is also on line {seen[sid]}")
-        seen[sid] = n
-        lms = values.get("lms_id", "")
-        if lms and lms in lms_seen:
-            raise CourseError(f"the roster {path}, line {n}: lms_id {lms!r} is also on line {lms_seen[lms]}")
-        lms_seen[lms] = n
-        entries.append(RosterEntry(**{k: v for k, v in values.items() if k in RosterEntry.__dataclass_fields__}))
-    return Roster(entries, path=path)
+        yield n, values
+
+
+def _check_identities(path, n, values, seen, lms_seen):
+    """Refuse a row whose student id cannot be one, or whose student id or LMS id an earlier line has (noted here)."""
+    sid = values.get("student_id", "")
+    why = valid_student_id(sid)
+    if why:
+        raise CourseError(f"the roster {path}, line {n}: student_id {sid!r} cannot be a student id: {why}")
+    if sid in seen:
+        raise CourseError(f"the roster {path}, line {n}: student_id {sid!r} is also on line {seen[sid]}")
+    seen[sid] = n
+    lms = values.get("lms_id", "")
+    if lms and lms in lms_seen:
+        raise CourseError(f"the roster {path}, line {n}: lms_id {lms!r} is also on line {lms_seen[lms]}")
+    lms_seen[lms] = n
 
 
 def roster_path(course, roster=None):
@@ -381,7 +397,7 @@ def _unzip_uploads(sub):
     sub.files = out
 
 
-def _strip_single_folder(sub, notebooks):
+def _strip_single_folder(sub):
     """Files of an uploaded zip that sit in one folder (``ps1/ps1_perceptron.ipynb``) come up to the top."""
     top = {PurePosixPath(f.path).parts[0] for f in sub.files}
     if len(top) == 1 and all(len(PurePosixPath(f.path).parts) > 1 for f in sub.files):
@@ -440,47 +456,73 @@ def read_times(path, roster, *, timezone="UTC"):
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise CourseError(f"TIMES={path} cannot be read: {exc}") from None
-    times, participants, problems = {}, {}, []
     if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise CourseError(f"TIMES={path} is not JSON ({exc}): expected Canvas's submissions list") from None
-        for item in data if isinstance(data, list) else []:
-            if not isinstance(item, dict):
-                continue
-            entry = roster.by_lms_id(item.get("user_id"))
-            if entry is None:
-                problems.append(f"TIMES: Canvas user {item.get('user_id')!r} is not in the roster")
-                continue
-            times[entry.student_id] = _parse_time(item.get("submitted_at"), timezone)
-        return times, participants, problems
+        times, problems = _canvas_times(path, text, roster, timezone)
+        return times, {}, problems
+    return _csv_times(text, roster, timezone)
+
+
+def _canvas_times(path, text, roster, timezone):
+    """``({student_id: time}, problems)`` from Canvas's submissions API (JSON: ``user_id``, ``submitted_at``)."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise CourseError(f"TIMES={path} is not JSON ({exc}): expected Canvas's submissions list") from None
+    times, problems = {}, []
+    for item in data if isinstance(data, list) else []:
+        if not isinstance(item, dict):
+            continue
+        entry = roster.by_lms_id(item.get("user_id"))
+        if entry is None:
+            problems.append(f"TIMES: Canvas user {item.get('user_id')!r} is not in the roster")
+            continue
+        times[entry.student_id] = _parse_time(item.get("submitted_at"), timezone)
+    return times, problems
+
+
+def _csv_times(text, roster, timezone):
+    """:func:`read_times` of a CSV: Moodle's grading worksheet, or a student column and ``submitted_at``."""
     rows = list(csv.DictReader(io.StringIO(text)))
     keys = {_key(k): k for k in (rows[0].keys() if rows else [])}
     moodle = "identifier" in keys and "last_modified_submission" in keys
+    times, participants, problems = {}, {}, []
     for n, row in enumerate(rows, start=2):
         def get(k, row=row):
             return (plain(row.get(keys.get(k, ""), "") or "").strip())
-        entry = None
         if moodle:
-            entry = roster.by_email(get("email_address")) or roster.by_name(get("full_name"))
-            m = re.search(r"(\d+)", get("identifier"))
-            if entry is not None and m:
-                participants[m.group(1)] = entry.student_id
-            when = get("last_modified_submission")
+            entry, when = _worksheet_entry(get, roster, participants), get("last_modified_submission")
         else:
-            for k, find in (("student_id", roster.find), ("lms_id", roster.by_lms_id), ("id", roster.by_lms_id),
-                            ("user_id", roster.by_lms_id), ("login", roster.by_login), ("email", roster.by_email)):
-                if get(k):
-                    entry = find(get(k))
-                    if entry is not None:
-                        break
-            when = get("submitted_at")
+            entry, when = _time_entry(get, roster), get("submitted_at")
         if entry is None:
             problems.append(f"TIMES, line {n}: no roster entry for {dict((k, v) for k, v in row.items() if v)!r}")
             continue
         times[entry.student_id] = _parse_time(when, timezone)
     return times, participants, problems
+
+
+def _worksheet_entry(get, roster, participants):
+    """The roster entry of a row of Moodle's worksheet (by email, else name); its participant number noted."""
+    entry = roster.by_email(get("email_address")) or roster.by_name(get("full_name"))
+    m = re.search(r"(\d+)", get("identifier"))
+    if entry is not None and m:
+        participants[m.group(1)] = entry.student_id
+    return entry
+
+
+_TIME_COLUMNS = (("student_id", "find"), ("lms_id", "by_lms_id"), ("id", "by_lms_id"), ("user_id", "by_lms_id"),
+                 ("login", "by_login"), ("email", "by_email"))
+"""The columns that name a student in a CSV of times, in the order they are tried, and the roster's look-up of each."""
+
+
+def _time_entry(get, roster):
+    """The roster entry of a row of a CSV of times: found by the first column of :data:`_TIME_COLUMNS` that finds one."""
+    for column, find in _TIME_COLUMNS:
+        value = get(column)
+        if value:
+            entry = getattr(roster, find)(value)
+            if entry is not None:
+                return entry
+    return None
 
 
 # -- putting them in place --------------------------------------------------------------------------
@@ -507,10 +549,8 @@ def _roster_entry(roster, participants, lms, key, sub):
     """The roster's entry for the submission ``sub`` of the LMS's user ``key``, or None."""
     if lms == "canvas":
         return roster.by_lms_id(key)
-    if lms == "moodle":
-        sid = participants.get(key)
-        return roster.find(sid) if sid else roster.by_name(sub.name)
-    return None
+    sid = participants.get(key)                        # Moodle: its participant number, else the name
+    return roster.find(sid) if sid else roster.by_name(sub.name)
 
 
 def _read_files(sub):
@@ -564,16 +604,9 @@ def collect_lms(root, assignment, source, *, roster=None, times=None, echo=print
     timezone = str(course.config.get("CourseLMS", {}).get("timezone", "UTC") or "UTC")
     known_times, participants, problems = (read_times(times, roster_obj, timezone=timezone) if times
                                            else ({}, {}, []))
-    subs, skipped = _parse(_entries(source))
-    if not subs:
-        raise CourseError(f"FROM={source} holds no submission Canvas or Moodle names as they do "
-                          "(<name>[_LATE]_<user id>_<attachment id>_<file> for Canvas, folders "
-                          "<Full Name>_<number>_assignsubmission_file_ for Moodle)"
-                          + (f"; it holds {', '.join(skipped[:5])}" if skipped else ""))
+    subs, skipped = _read_download(source)
     notebooks = course.notebooks(assignment)
-    released_dir = course.release_dir / assignment
-    released = [p.relative_to(released_dir).as_posix() for p in released_dir.rglob("*") if p.is_file()] \
-        if released_dir.is_dir() else []
+    released = _released_files(course, assignment)
     record = import_record(course, assignment)
     result = {"imported": [], "unchanged": [], "unknown": [], "late": [], "late_unknown": [], "problems": []}
     chosen = {}
@@ -587,39 +620,86 @@ def collect_lms(root, assignment, source, *, roster=None, times=None, echo=print
                                       f"({chosen[entry.student_id]} and {key}); kept the first")
             continue
         chosen[entry.student_id] = key
-        _unzip_uploads(sub)
-        _strip_single_folder(sub, notebooks)
-        _renames(sub, notebooks, released)
-        if len(sub.files) > MAX_FILES or sum(f.size for f in sub.files) > MAX_SUBMISSION:
+        _prepare_files(sub, notebooks, released)
+        if _too_large(sub):
             result["problems"].append(f"{entry.student_id}: not imported: more than {MAX_FILES} files or "
                                       f"{MAX_SUBMISSION // 1024**2} MiB")
             continue
-        files = _read_files(sub)
-        folder = course.submitted_dir / entry.student_id / assignment
-        when = known_times.get(entry.student_id)
-        info = {"lms": lms, "late": sub.late, "submitted_at": when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else None,
-                "files": sorted(files), "from": Path(source).name}
-        same = folder.is_dir() and _digest_files(_folder_files(folder)) == _digest_files(files)
-        stamp = folder / "timestamp.txt"
-        stamp_text = f"{when.strftime('%Y-%m-%d %H:%M:%S')} UTC" if when else None
-        if same and (stamp.read_text().strip() if stamp.is_file() else None) == stamp_text:
-            result["unchanged"].append(entry.student_id)
-        else:
-            _write_submission(folder, files, stamp_text)
-            result["imported"].append(entry.student_id)
-        record[entry.student_id] = info
-        if sub.late and not when:
-            result["late_unknown"].append(entry.student_id)
-        elif sub.late:
-            result["late"].append(entry.student_id)
-        if not any(p.endswith(".ipynb") and PurePosixPath(p).stem in notebooks for p in files):
-            sub.problems.append(f"no {', '.join(n + '.ipynb' for n in notebooks)} among {', '.join(sorted(files)) or 'no files'}"
-                                " (it will be reported as ungraded)")
-        result["problems"] += [f"{entry.student_id}: {p}" for p in sub.problems]
+        record[entry.student_id] = _import_one(course, assignment, entry.student_id, sub, lms=lms, source=source,
+                                               when=known_times.get(entry.student_id), notebooks=notebooks,
+                                               result=result)
     _write_record(course, assignment, record)
     result["problems"] += problems + [f"left out {s!r}: not named as Canvas or Moodle name submissions"
                                       for s in skipped]
-    echo(f"{assignment}: {len(result['imported'])} submission(s) imported into {course.submitted_dir}, "
+    _say(result, echo, assignment=assignment, folder=course.submitted_dir, source=source, roster=roster_obj.path)
+    return result
+
+
+def _read_download(source):
+    """The submissions of the download at ``source`` and what was left out; none at all is an error."""
+    subs, skipped = _parse(_entries(source))
+    if not subs:
+        raise CourseError(f"FROM={source} holds no submission Canvas or Moodle names as they do "
+                          "(<name>[_LATE]_<user id>_<attachment id>_<file> for Canvas, folders "
+                          "<Full Name>_<number>_assignsubmission_file_ for Moodle)"
+                          + (f"; it holds {', '.join(skipped[:5])}" if skipped else ""))
+    return subs, skipped
+
+
+def _released_files(course, assignment):
+    """The paths of the released assignment's files (none when it was not released)."""
+    released_dir = course.release_dir / assignment
+    if not released_dir.is_dir():
+        return []
+    return [p.relative_to(released_dir).as_posix() for p in released_dir.rglob("*") if p.is_file()]
+
+
+def _prepare_files(sub, notebooks, released):
+    """A submission's files as the student made them: uploaded zips unpacked, one top folder lifted, LMS suffixes off."""
+    _unzip_uploads(sub)
+    _strip_single_folder(sub)
+    _renames(sub, notebooks, released)
+
+
+def _too_large(sub):
+    return len(sub.files) > MAX_FILES or sum(f.size for f in sub.files) > MAX_SUBMISSION
+
+
+def _import_one(course, assignment, sid, sub, *, lms, source, when, notebooks, result):
+    """Write one student's submission into ``submitted/`` unless it is there already; its entry in the import record.
+
+    ``result`` gets the student under ``imported`` or ``unchanged``, ``late`` or
+    ``late_unknown`` (late by the LMS without a submission time), and the submission's problems.
+    """
+    files = _read_files(sub)
+    folder = course.submitted_dir / sid / assignment
+    stamp_text = f"{when.strftime('%Y-%m-%d %H:%M:%S')} UTC" if when else None
+    if _already_there(folder, files, stamp_text):
+        result["unchanged"].append(sid)
+    else:
+        _write_submission(folder, files, stamp_text)
+        result["imported"].append(sid)
+    if sub.late:
+        result["late" if when else "late_unknown"].append(sid)
+    if not any(p.endswith(".ipynb") and PurePosixPath(p).stem in notebooks for p in files):
+        sub.problems.append(f"no {', '.join(n + '.ipynb' for n in notebooks)} among {', '.join(sorted(files)) or 'no files'}"
+                            " (it will be reported as ungraded)")
+    result["problems"] += [f"{sid}: {p}" for p in sub.problems]
+    return {"lms": lms, "late": sub.late, "submitted_at": when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else None,
+            "files": sorted(files), "from": Path(source).name}
+
+
+def _already_there(folder, files, stamp_text):
+    """Whether ``folder`` holds exactly ``files`` and the submission time ``stamp_text`` (None: no timestamp.txt)."""
+    if not folder.is_dir() or _digest_files(_folder_files(folder)) != _digest_files(files):
+        return False
+    stamp = folder / "timestamp.txt"
+    return (stamp.read_text().strip() if stamp.is_file() else None) == stamp_text
+
+
+def _say(result, echo, *, assignment, folder, source, roster):
+    """What ``make collect-lms`` did, in a few lines: counts, late submissions, students the roster lacks, problems."""
+    echo(f"{assignment}: {len(result['imported'])} submission(s) imported into {folder}, "
          f"{len(result['unchanged'])} unchanged, from {Path(source).name}")
     if result["late"]:
         echo(f"late by the LMS ({len(result['late'])}), with their submission times: {', '.join(result['late'])}")
@@ -628,7 +708,6 @@ def collect_lms(root, assignment, source, *, roster=None, times=None, echo=print
              f"given (TIMES=...): {', '.join(result['late_unknown'])}")
     if result["unknown"]:
         echo(f"NOT IN THE ROSTER ({len(result['unknown'])}) — not imported; add them to "
-             f"{roster_obj.path}: {'; '.join(result['unknown'])}")
+             f"{roster}: {'; '.join(result['unknown'])}")
     for p in result["problems"]:
         echo(f"  {p}")
-    return result

@@ -26,9 +26,11 @@ import os
 from pathlib import Path
 
 import jsonschema
+from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat.common import BaseMetadataValidator, SchemaTooNewError, SchemaTooOldError
 from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.preprocessors import SaveAutoGrades as _SaveAutoGrades
 from traitlets import Dict, Float, Integer, Unicode
 
 from . import gradebook as gbk
@@ -39,7 +41,7 @@ from .limits import GradingLimits
 from .plan import submission_digest
 from .withhold import withheld_names
 
-__all__ = ["CheckCellMetadata", "CourseExecute", "RefuseLinks", "TrustOnlyTheGradebook", "source_notebook",
+__all__ = ["CheckCellMetadata", "CourseExecute", "RefuseLinks", "SaveAutoGrades", "TrustOnlyTheGradebook", "source_notebook",
            "submission_folder", "trusted_metadata"]
 
 
@@ -346,3 +348,52 @@ class CheckCellMetadata(NbGraderPreprocessor):
             self.log.error(msg)
             raise ValidationError(msg) from None
         return nb, resources
+
+
+class SaveAutoGrades(_SaveAutoGrades):
+    """nbgrader's ``SaveAutoGrades``, its scores and comments of a notebook committed together.
+
+    nbgrader commits after each grade and each comment (a submission of ps1: 35 commits, each
+    one expiring everything the session had loaded). Here the same decisions, made by nbgrader's
+    own code, are flushed as they are made and committed once at the end of the notebook: what
+    a grader reads in the Formgrader is the same, and a grading stopped half-way leaves no half
+    of a notebook's scores behind.
+    """
+
+    def preprocess(self, nb, resources):
+        self.notebook_id = resources["nbgrader"]["notebook"]
+        self.assignment_id = resources["nbgrader"]["assignment"]
+        self.student_id = resources["nbgrader"]["student"]
+        self.db_url = resources["nbgrader"]["db_url"]
+        with Gradebook(self.db_url) as gradebook:
+            self.gradebook = _CommitAtTheEnd(gradebook)
+            try:
+                nb, resources = NbGraderPreprocessor.preprocess(self, nb, resources)
+                gradebook.db.commit()
+            except BaseException:
+                gradebook.db.rollback()
+                raise
+            finally:
+                self.gradebook = gradebook
+        return nb, resources
+
+
+class _CommitAtTheEnd:
+    """A gradebook whose session's ``commit`` flushes (the caller commits once); everything else is the gradebook's."""
+
+    class _Session:
+        def __init__(self, session):
+            self._session = session
+
+        def commit(self):
+            self._session.flush()
+
+        def __getattr__(self, name):
+            return getattr(self._session, name)
+
+    def __init__(self, gradebook):
+        self._gradebook = gradebook
+        self.db = self._Session(gradebook.db)
+
+    def __getattr__(self, name):
+        return getattr(self._gradebook, name)

@@ -63,7 +63,6 @@ def regrade_check(root, assignment, student, cell=None, *, echo=None):
     """
     from nbformat import from_dict
 
-    from .cells import grade_id, is_test_cell
     from .engine import execute_submission
     from .jobs import prepare_job
     from .plan import submission_digest
@@ -82,33 +81,58 @@ def regrade_check(root, assignment, student, cell=None, *, echo=None):
              "now (make autograde grades it)")
     cfg = course.nbgrader_config()
     cfg.CourseDirectory.assignment_id = assignment
-    notebooks = [n for n in course.notebooks(assignment) if (folder / f"{n}.ipynb").is_file()]
-    for name in sorted(set(course.notebooks(assignment)) - set(notebooks)):
-        echo(f"{student}: no {name}.ipynb in {folder}")
-    job = prepare_job(cfg, course, assignment, student, notebooks)
+    job = prepare_job(cfg, course, assignment, student, _notebooks_in(course, assignment, folder, student, echo))
     results, found = {}, False
     for spec in job["notebooks"].values():
-        nb = from_dict(spec["notebook"])
-        ids = [grade_id(c) for c in nb.cells if is_test_cell(c)]
-        if cell is not None:
-            if cell not in ids:
-                continue
-            last = max(i for i, c in enumerate(nb.cells) if grade_id(c) == cell)
-            nb.cells = nb.cells[:last + 1]          # the cells below cannot change this one's verdict
+        nb = _up_to(from_dict(spec["notebook"]), cell)
+        if nb is None:
+            continue
         found = True
         done, _ = execute_submission(nb, **spec["arguments"])
-        for c in done.cells:
-            gid = grade_id(c)
-            if not is_test_cell(c) or (cell is not None and gid != cell):
-                continue
-            errors = [o for o in c.get("outputs", []) if o.get("output_type") == "error"]
-            message = errors[0].get("evalue") if errors else None
+        for gid, error in _test_outcomes(done, cell):
             seed = seed_for(assignment, student, gid, submission=digest, secret=secret)
+            message = error.get("evalue") if error else None
             results[gid] = (seed, message)
             if message is None:
                 echo(f"{gid} (seed {seed}): passed")
             else:
-                echo(f"{gid} (seed {seed}): FAILED\n  {errors[0].get('ename')}: " + message.replace("\n", "\n  "))
+                echo(f"{gid} (seed {seed}): FAILED\n  {error.get('ename')}: " + message.replace("\n", "\n  "))
     if cell is not None and not found:
         raise CourseError(f"{assignment} has no test cell {cell!r}")
     return results
+
+
+def _notebooks_in(course, assignment, folder, student, echo):
+    """The assignment's notebooks the submission has; each one it lacks is said."""
+    notebooks = [n for n in course.notebooks(assignment) if (folder / f"{n}.ipynb").is_file()]
+    for name in sorted(set(course.notebooks(assignment)) - set(notebooks)):
+        echo(f"{student}: no {name}.ipynb in {folder}")
+    return notebooks
+
+
+def _up_to(nb, cell):
+    """``nb`` up to its test cell ``cell`` (the cells below cannot change its verdict); None when it has no such cell.
+
+    With ``cell`` None, the whole notebook.
+    """
+    from .cells import grade_id, is_test_cell
+
+    if cell is None:
+        return nb
+    if cell not in [grade_id(c) for c in nb.cells if is_test_cell(c)]:
+        return None
+    last = max(i for i, c in enumerate(nb.cells) if grade_id(c) == cell)
+    nb.cells = nb.cells[:last + 1]
+    return nb
+
+
+def _test_outcomes(done, cell):
+    """``(grade_id, the first error output or None)`` of each test cell of the executed notebook (only ``cell``'s)."""
+    from .cells import grade_id, is_test_cell
+
+    for c in done.cells:
+        gid = grade_id(c)
+        if not is_test_cell(c) or (cell is not None and gid != cell):
+            continue
+        errors = [o for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        yield gid, errors[0] if errors else None

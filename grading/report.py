@@ -70,13 +70,18 @@ def collect(root, assignment, *, with_tests=False):
     try:
         grades = assignment_grades(course, assignment)
     except MissingEntry:
-        raise CourseError(f"{assignment!r} has not been autograded yet: "
-                          f"run `make autograde ASSIGNMENT={assignment}` first") from None
-    rows = [r for r in grades.rows if r.status != NOT_SUBMITTED]
+        grades = None
+    rows = _submitted_rows(grades, assignment)
+    return (grades.exercises, rows, grades.tests) if with_tests else (grades.exercises, rows)
+
+
+def _submitted_rows(grades, assignment):
+    """The rows of the students who submitted (``grades`` None: the gradebook lacks the assignment); none: an error."""
+    rows = [r for r in grades.rows if r.status != NOT_SUBMITTED] if grades is not None else []
     if not rows:
         raise CourseError(f"{assignment!r} has not been autograded yet: "
                           f"run `make autograde ASSIGNMENT={assignment}` first")
-    return (grades.exercises, rows, grades.tests) if with_tests else (grades.exercises, rows)
+    return rows
 
 
 def _bar(counts, values):
@@ -102,6 +107,12 @@ def statistics(exercises, tests, rows, *, messages=None, manual=None):
     a-x                                                  2    50.0%  █ █
     """
     scored = [r for r in rows if r.scored]
+    return _exercise_lines(exercises, scored) + [""] + _cell_lines({**tests, **(manual or {})}, scored,
+                                                                   messages=messages or {}, manual=manual or {})
+
+
+def _exercise_lines(exercises, scored):
+    """Per exercise: points, mean, how many got full, some and no points, the distribution; then the mean total."""
     lines = [f"{'exercise':<12}{'points':>8}{'mean':>8}{'full':>8}{'some':>8}{'none':>8}"
              "  distribution (points x students)"]
     for ex, pts in exercises.items():
@@ -114,21 +125,36 @@ def statistics(exercises, tests, rows, *, messages=None, manual=None):
     if scored:
         lines.append(f"{'total':<12}{fmt(sum(exercises.values())):>8}"
                      f"{sum(r.score for r in scored) / len(scored):>8.2f}")
-    lines += ["", f"{'test cell':<48}{'points':>6}{'passed':>9}  scores (0 .. points)"]
-    for gid, pts in {**tests, **(manual or {})}.items():
+    return lines
+
+
+def _cell_lines(cells, scored, *, messages, manual):
+    """Per graded cell: the share that passes, a bar of its scores, a warning when few pass, its commonest failures."""
+    lines = [f"{'test cell':<48}{'points':>6}{'passed':>9}  scores (0 .. points)"]
+    for gid, pts in cells.items():
         results = [r.cells.get(gid) for r in scored if gid in r.cells]
         if not results:
             lines.append(f"{gid:<48}{fmt(pts):>6}{'-':>9}")
             continue
         rate = sum(s >= pts for s in results) / len(results)
-        steps = {float(v) for v in range(int(pts) + 1)} if float(pts).is_integer() and pts <= 12 else set()
-        values = sorted(set(results) | {0.0, float(pts)} | steps)
-        flag = "   <- nobody passes this test" if rate == 0 else ("   <- fewer than 1 in 4 pass" if rate < 0.25 else "")
-        by_hand = "   (graded by hand)" if gid in (manual or {}) else ""
-        lines.append(f"{gid:<48}{fmt(pts):>6}{100 * rate:>8.1f}%  {_bar(Counter(results), values)}{flag}{by_hand}")
-        for text, n in (messages or {}).get(gid, [])[:3]:
-            lines.append(f"{'':<6}{n:>4} x {text}")
+        by_hand = "   (graded by hand)" if gid in manual else ""
+        lines.append(f"{gid:<48}{fmt(pts):>6}{100 * rate:>8.1f}%  {_bar(Counter(results), _score_values(results, pts))}"
+                     f"{_few_pass(rate)}{by_hand}")
+        lines += [f"{'':<6}{n:>4} x {text}" for text, n in messages.get(gid, [])[:3]]
     return lines
+
+
+def _score_values(results, pts):
+    """The values a cell's bar shows: those scored, 0 and full points, and every whole point up to 12."""
+    steps = {float(v) for v in range(int(pts) + 1)} if float(pts).is_integer() and pts <= 12 else set()
+    return sorted(set(results) | {0.0, float(pts)} | steps)
+
+
+def _few_pass(rate):
+    """The warning beside a cell that nobody, or fewer than one in four, passes."""
+    if rate == 0:
+        return "   <- nobody passes this test"
+    return "   <- fewer than 1 in 4 pass" if rate < 0.25 else ""
 
 
 _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
@@ -279,8 +305,6 @@ def grades(root, assignment, *, out=None, form="csv", provisional=False, roster=
     Path
         The assignment's CSV.
     """
-    from nbgrader.api import MissingEntry
-
     from .lms import read_roster, roster_path
 
     if form not in FORMATS:
@@ -288,45 +312,95 @@ def grades(root, assignment, *, out=None, form="csv", provisional=False, roster=
     course = Course(root)
     course.check_assignment(assignment)
     lms_roster = read_roster(roster_path(course, roster)) if form != "csv" else None
-    def where(p):
-        return (str(Path(p).relative_to(course.root)) if Path(p).is_relative_to(course.root) else str(p))
+    out = _output_path(course, assignment, out)
+    grades_, table = _read_gradebook(course, assignment)
+    rows = _submitted_rows(grades_, assignment)
+    write_assignment_csv(out, grades_)
+    lines = _summary(course, grades_, rows)
+    written = [out]
+    if form != "csv":
+        report = lms_export(course, grades_, form, lms_roster, out.parent, provisional=provisional)
+        written += [p for p in (report.path, report.provisional_path) if p is not None]
+        lines += _lms_lines(report, form, _shown(course, lms_roster.path))
+    removed = _remove_stale(out.parent, set(written))
+    if removed:
+        lines += ["", f"removed {', '.join(removed)} of an earlier run (FORMAT={form} writes no such file)"]
+    pages = _write_summary_and_pictures(out, lines, grades_, rows)
+    course_csv = write_course_csv(out.parent / "grades.csv", table)
+    for line in lines:
+        echo(line)
+    echo("\nwrote " + ", ".join(_shown(course, p) for p in [out, *pages, course_csv, *written[1:]]))
+    return out
+
+
+def _shown(course, path):
+    """``path`` as the summary names it: relative to the course directory when inside it."""
+    path = Path(path)
+    return str(path.relative_to(course.root)) if path.is_relative_to(course.root) else str(path)
+
+
+def _output_path(course, assignment, out):
+    """The assignment's CSV: ``out`` (relative to the course directory), default ``grades-<assignment>.csv``."""
     out = Path(out) if out is not None else Path(f"grades-{assignment}.csv")
-    if not out.is_absolute():
-        out = course.root / out
+    return out if out.is_absolute() else course.root / out
+
+
+def _read_gradebook(course, assignment):
+    """``(AssignmentGrades or None, {assignment: AssignmentGrades})``: the assignment's rows and the course's table."""
+    from nbgrader.api import MissingEntry
+
     with gbk.open_gradebook(course) as gb:
         try:
             grades_ = assignment_grades(course, assignment, gb=gb)
         except MissingEntry:
             grades_ = None
-        table = course_table(course, gb=gb)
-    rows = [r for r in grades_.rows if r.status != NOT_SUBMITTED] if grades_ is not None else []
-    if not rows:
-        raise CourseError(f"{assignment!r} has not been autograded yet: "
-                          f"run `make autograde ASSIGNMENT={assignment}` first")
-    write_assignment_csv(out, grades_)
-    exercises, tests = grades_.exercises, grades_.tests
+        return grades_, course_table(course, gb=gb)
 
+
+def _summary(course, grades_, rows):
+    """The summary's lines: the counts, the statistics, what needs a look, what is not final and why."""
+    assignment = grades_.assignment
     final = [r for r in rows if r.status == FINAL]
     waiting = [r for r in rows if r.status == PROVISIONAL]
     other = [r for r in rows if not r.scored]
     lines = [f"{assignment}: {len(final)} final, {len(waiting)} provisional, {len(other)} not graded, "
              f"of {len(rows)} submission(s)", ""]
-    lines += statistics(exercises, tests, rows, messages=failures(course, assignment, rows, tests),
-                        manual=grades_.manual)
-    late = [r for r in rows if r.scored and r.late_seconds]
-    if late:
-        lines += ["", "Late submissions (score after the course's late penalty, computed from the score now):"]
-        lines += [f"  {r.student}: {r.late_seconds / 3600:.1f} h late, penalty {fmt(r.penalty)}, "
-                  f"{fmt(r.raw_score)} -> {fmt(r.score)}" for r in late]
-    extended = [r for r in rows if r.extension]
-    if extended:
-        lines += ["", "Extensions (extensions.csv):"] + [f"  {r.student}: {r.extension}" for r in extended]
-    review = [r for r in rows if r.review]
-    if review:
-        lines += ["", "Changed since a manual grade or comment was given (kept; look at them again in the "
-                      "Formgrader, or `make reviewed`):"]
-        lines += [f"  {r.student}: {', '.join(r.review)}" for r in review]
+    lines += statistics(grades_.exercises, grades_.tests, rows,
+                        messages=failures(course, assignment, rows, grades_.tests), manual=grades_.manual)
+    lines += _late_lines(rows) + _extension_lines(rows) + _review_lines(rows)
     lines.append("")
+    return lines + _not_final_lines(waiting, other)
+
+
+def _late_lines(rows):
+    late = [r for r in rows if r.scored and r.late_seconds]
+    if not late:
+        return []
+    return ["", "Late submissions (score after the course's late penalty, computed from the score now):"] + [
+        f"  {r.student}: {r.late_seconds / 3600:.1f} h late, penalty {fmt(r.penalty)}, "
+        f"{fmt(r.raw_score)} -> {fmt(r.score)}" for r in late]
+
+
+def _extension_lines(rows):
+    extended = [r for r in rows if r.extension]
+    if not extended:
+        return []
+    return ["", "Extensions (extensions.csv):"] + [f"  {r.student}: {r.extension}" for r in extended]
+
+
+def _review_lines(rows):
+    review = [r for r in rows if r.review]
+    if not review:
+        return []
+    return ["", "Changed since a manual grade or comment was given (kept; look at them again in the "
+                "Formgrader, or `make reviewed`):"] + [f"  {r.student}: {', '.join(r.review)}" for r in review]
+
+
+def _not_final_lines(waiting, other):
+    """The provisional totals and the submissions not graded, each with its reason (or that every total is final)."""
+    if not waiting and not other:
+        return ["Every submission has a final total."]
+    lines = []
     if waiting:
         lines.append(f"Provisional totals ({len(waiting)}; in the course's CSVs marked provisional, left out of the "
                      "LMS files unless PROVISIONAL=1) — awaiting a grader:")
@@ -334,24 +408,15 @@ def grades(root, assignment, *, out=None, form="csv", provisional=False, roster=
     if other:
         lines.append(f"Not graded ({len(other)}; empty in every file, never 0):")
         lines += [f"  {r.student}: {r.status}: {r.reason}" for r in other]
-    if not waiting and not other:
-        lines.append("Every submission has a final total.")
-    written = [out]
-    if form != "csv":
-        report = lms_export(course, grades_, form, lms_roster, out.parent, provisional=provisional)
-        written += [p for p in (report.path, report.provisional_path) if p is not None]
-        lines += _lms_lines(report, form, where(lms_roster.path))
-    removed = _remove_stale(out.parent, set(written))
-    if removed:
-        lines += ["", f"removed {', '.join(removed)} of an earlier run (FORMAT={form} writes no such file)"]
+    return lines
+
+
+def _write_summary_and_pictures(out, lines, grades_, rows):
+    """``-summary.txt``, ``-histogram.png`` and ``-questions.png`` beside the assignment's CSV ``out``."""
+    assignment = grades_.assignment
     summary = out.with_name(out.stem + "-summary.txt")
     summary.write_text("\n".join(lines) + "\n")
-    png = histogram(out.with_name(out.stem + "-histogram.png"), rows, sum(exercises.values()), title=assignment)
-    questions = question_plots(out.with_name(out.stem + "-questions.png"), rows, {**tests, **grades_.manual},
+    png = histogram(out.with_name(out.stem + "-histogram.png"), rows, grades_.max_score, title=assignment)
+    questions = question_plots(out.with_name(out.stem + "-questions.png"), rows, {**grades_.tests, **grades_.manual},
                                title=assignment)
-    course_csv = write_course_csv(out.parent / "grades.csv", table)
-    written = [out, summary, png, questions, course_csv] + written[1:]
-    for line in lines:
-        echo(line)
-    echo("\nwrote " + ", ".join(where(p) for p in written))
-    return out
+    return [summary, png, questions]

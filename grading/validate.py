@@ -339,6 +339,27 @@ def _whole_message(error):
     return f"{name}: {value}" if name and value else (name or value or "failed")
 
 
+def _not_done(message):
+    """Whether a test failed because the function is not written yet (it still raises NotImplementedError).
+
+    Examples
+    --------
+    >>> _not_done("NotImplementedError"), _not_done("StudentCodeError:"), _not_done("pla raised NotImplementedError")
+    (True, True, True)
+    >>> _not_done("AssertionError: expected 3, got 4")
+    False
+    """
+    return message.rstrip(":") in ("NotImplementedError", "StudentCodeError") or "raised NotImplementedError" in message
+
+
+def _not_released(path, course):
+    """The error for an assignment's notebook whose released version was found nowhere."""
+    where = f"{course.root}" if course is not None else "no course directory"
+    return CourseError(f"the released version of {path.parent.name}/{path.name} was not found ({where}; "
+                       "release/, source/, the gradebook and nbgrader's exchange were looked at): the check "
+                       "runs the released tests only, never the test cells of the notebook itself")
+
+
 class CourseValidator(Validator):
     """nbgrader's Validator run by the course's grading engine on the released visible tests.
 
@@ -363,39 +384,50 @@ class CourseValidator(Validator):
         return limits.replace(timeout=self.timeout) if self.timeout is not None else limits
 
     def validate(self, filename):
-        from nbconvert.filters import strip_ansi
-
-        from .engine import execute_submission
-        from .exporters import exercise_of
-
         path = Path(filename).resolve()
         nb = nbformat.read(str(path), as_version=4)
         released = released_tests(path, self.course)
         report = CheckReport(notebook=str(filename), exercise=self.exercise)
         self.check_report = report
         if released is None and any(is_test_cell(c) or is_graded_by_hand(c) for c in nb.cells):
-            where = f"{self.course.root}" if self.course is not None else "no course directory"
-            raise CourseError(f"the released version of {path.parent.name}/{path.name} was not found ({where}; "
-                              "release/, source/, the gradebook and nbgrader's exchange were looked at): the check "
-                              "runs the released tests only, never the test cells of the notebook itself")
+            raise _not_released(path, self.course)
         if released is None or not (released.order or released.by_hand):
             report.lecture = True
             return {}
-        hidden = released.hidden
+        nb, tests = self._what_to_check(nb, path, released, report)
+        executed, result = self._execute(nb, path, tests, released)
+        failed = self._outcomes(executed, result, tests, report)
+        return {"failed": failed} if failed else {}
+
+    def _what_to_check(self, nb, path, released, report):
+        """The notebook with the released metadata (cut after the exercise's last test) and the tests to run."""
+        from .exporters import exercise_of
+
         report.where, report.by_hand = released.where, len(released.by_hand)
-        report.hidden = None if hidden is None else len(hidden)
+        report.hidden = None if released.hidden is None else len(released.hidden)
         report.edited, report.missing = _trust_the_release(nb, released)
         wanted = [g for g in released.order if self.exercise is None or exercise_of(g) == self.exercise]
         if self.exercise is not None:
-            if not wanted:
-                raise CourseError(f"{path.name} has no exercise {self.exercise!r}: its exercises are "
-                                  f"{', '.join(dict.fromkeys(exercise_of(g) for g in released.order))}")
-            report.missing = [g for g in report.missing if g in wanted]
-            report.edited = [g for g in report.edited if g in wanted]
-            report.by_hand = 0
-            report.hidden = None if hidden is None else len(hidden & set(wanted))
-            nb = _up_to_the_last_test_of(nb, wanted)
-        tests = {g: released.tests[g] for g in wanted}
+            nb = self._one_exercise(nb, path, released, wanted, report)
+        return nb, {g: released.tests[g] for g in wanted}
+
+    def _one_exercise(self, nb, path, released, wanted, report):
+        """The report narrowed to the exercise's test cells (``wanted``), the notebook up to its last test."""
+        from .exporters import exercise_of
+
+        if not wanted:
+            raise CourseError(f"{path.name} has no exercise {self.exercise!r}: its exercises are "
+                              f"{', '.join(dict.fromkeys(exercise_of(g) for g in released.order))}")
+        report.missing = [g for g in report.missing if g in wanted]
+        report.edited = [g for g in report.edited if g in wanted]
+        report.by_hand = 0
+        report.hidden = None if released.hidden is None else len(released.hidden & set(wanted))
+        return _up_to_the_last_test_of(nb, wanted)
+
+    def _execute(self, nb, path, tests, released):
+        """Run the notebook and the released ``tests`` with the engine, as autograde would; ``(executed, report)``."""
+        from .engine import execute_submission
+
         assignment = path.parent.name
         with utils.setenv(NBGRADER_VALIDATING="1", NBGRADER_EXECUTION="validate"):
             executed, result = execute_submission(nb, files=self.folder, tests=tests, setups=released.setups,
@@ -403,33 +435,43 @@ class CourseValidator(Validator):
                                                   limits=self.limits(assignment), sandbox=self.sandbox, log=self.log)
         if not result.graded:
             raise RuntimeError(result.reason)
+        return executed, result
+
+    def _outcomes(self, executed, result, tests, report):
+        """Each test cell that ran passed or failed, each answer graded by hand answered or not: into ``report``.
+
+        Returns nbgrader's ``failed`` list.
+        """
         failed = []
-        outcome = {c.index: c for c in result.cells}
+        ran = {c.index for c in result.cells}
         for index, cell in enumerate(executed.cells):
             gid = grade_id(cell)
-            if gid in tests and index in outcome and is_test_cell(cell):
-                errors = [o for o in cell.outputs if o.get("output_type") == "error"]
-                message = None
-                if errors:
-                    message = _last_line(errors[0].get("evalue") or errors[0].get("ename"))
-                    whole = _whole_message(errors[0])
-                    if message.rstrip(":") in ("NotImplementedError", "StudentCodeError") or \
-                            "raised NotImplementedError" in message:
-                        message = whole = NOT_DONE
-                    raw = self._extract_error(cell)
-                    failed.append({"grade_id": gid, "source": cell.source.strip(), "raw_error": raw, "error": raw})
-                    report.failures.append({"grade_id": gid, "message": _shortened(whole, MESSAGE_CHARS),
-                                            "test": cell.source.strip(),
-                                            "traceback": _shortened(strip_ansi(raw).strip(), TRACEBACK_CHARS)})
-                report.tests.append((gid, message))
-            elif self.exercise is None and is_graded_by_hand(cell):
-                score, _ = utils.determine_grade(cell, self.log)
-                if score == 0:
-                    report.unanswered.append(gid)
-                    failed.append({"grade_id": gid, "source": cell.source.strip(),
-                                   "raw_error": "You did not provide a response.",
-                                   "error": "You did not provide a response."})
-        return {"failed": failed} if failed else {}
+            if gid in tests and index in ran and is_test_cell(cell):
+                report.tests.append((gid, self._failure(cell, gid, report, failed)))
+            elif self.exercise is None and is_graded_by_hand(cell) and utils.determine_grade(cell, self.log)[0] == 0:
+                report.unanswered.append(gid)
+                failed.append({"grade_id": gid, "source": cell.source.strip(),
+                               "raw_error": "You did not provide a response.",
+                               "error": "You did not provide a response."})
+        return failed
+
+    def _failure(self, cell, gid, report, failed):
+        """The failure message of a test cell that ran (None: it passed); a failure goes to ``report`` and ``failed``."""
+        from nbconvert.filters import strip_ansi
+
+        errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+        if not errors:
+            return None
+        message = _last_line(errors[0].get("evalue") or errors[0].get("ename"))
+        whole = _whole_message(errors[0])
+        if _not_done(message):
+            message = whole = NOT_DONE
+        raw = self._extract_error(cell)
+        failed.append({"grade_id": gid, "source": cell.source.strip(), "raw_error": raw, "error": raw})
+        report.failures.append({"grade_id": gid, "message": _shortened(whole, MESSAGE_CHARS),
+                                "test": cell.source.strip(),
+                                "traceback": _shortened(strip_ansi(raw).strip(), TRACEBACK_CHARS)})
+        return message
 
     def _print_error(self, source, error):
         import textwrap
@@ -533,41 +575,42 @@ def check(notebooks, *, timeout=None, stream=None, course=".", as_json=False, sa
     quiet = open(os.devnull, "w") if as_json else None
     try:
         for path in notebooks:
-            if not Path(path).is_file():
-                reports.append(CheckReport(notebook=str(path), error=f"no notebook at {path}"))
-                if not as_json:
-                    print(f"error: no notebook at {path}", file=sys.stderr)
-                worst = 2
-                continue
-            validator = _validator(course, Path(path).resolve().parent, timeout=timeout, stream=quiet or stream)
-            validator.sandbox = box
-            try:
-                results = validator.validate(str(path))
-            except CourseError as exc:
-                reports.append(CheckReport(notebook=str(path), error=f"could not be checked: {exc}"))
-                worst = max(worst, 1)
-                if not as_json:
-                    print(f"{path}: could not be checked: {exc}", file=stream)
-                continue
-            except Exception as exc:  # broken file, a process that cannot start ...
-                reports.append(CheckReport(notebook=str(path),
-                                           error=f"could not be checked: {type(exc).__name__}: {exc}"))
-                worst = max(worst, 1)
-                if not as_json:
-                    print(f"{path}: could not be checked: {type(exc).__name__}: {exc}", file=stream)
-                continue
-            report = validator.check_report
-            report.unsandboxed = unsandboxed
+            report, code = _check_one(path, course, timeout=timeout, box=box, unsandboxed=unsandboxed,
+                                      stream=stream, quiet=quiet)
             reports.append(report)
-            worst = max(worst, 0 if report.passed or report.lecture else 1)
-            if not as_json:
-                _print_report(validator, results, report, stream=stream)
+            worst = max(worst, code)
     finally:
         if quiet is not None:
             quiet.close()
     if as_json:
         print(json.dumps([r.as_dict() for r in reports]), file=stream)
     return worst
+
+
+def _check_one(path, course, *, timeout, box, unsandboxed, stream, quiet):
+    """Check one notebook: ``(CheckReport, exit code)``; the text report goes to ``stream`` unless ``quiet`` (JSON).
+
+    The exit code is 0 (passed, or nothing to check), 1 (failed, or could not be checked) or 2
+    (no such notebook).
+    """
+    if not Path(path).is_file():
+        if quiet is None:
+            print(f"error: no notebook at {path}", file=sys.stderr)
+        return CheckReport(notebook=str(path), error=f"no notebook at {path}"), 2
+    validator = _validator(course, Path(path).resolve().parent, timeout=timeout, stream=quiet or stream)
+    validator.sandbox = box
+    try:
+        results = validator.validate(str(path))
+    except Exception as exc:  # the course's refusal; a broken file, a process that cannot start ...
+        why = str(exc) if isinstance(exc, CourseError) else f"{type(exc).__name__}: {exc}"
+        if quiet is None:
+            print(f"{path}: could not be checked: {why}", file=stream)
+        return CheckReport(notebook=str(path), error=f"could not be checked: {why}"), 1
+    report = validator.check_report
+    report.unsandboxed = unsandboxed
+    if quiet is None:
+        _print_report(validator, results, report, stream=stream)
+    return report, 0 if report.passed or report.lecture else 1
 
 
 def _refuse(notebooks, error, *, as_json, stream):

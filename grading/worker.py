@@ -280,12 +280,7 @@ def _call(state, req, answer):
         return
     args, kwargs = wire.decode(req["args"]), wire.decode(req["kwargs"])
     before = _snapshot(args, kwargs)
-    check = None
-    if req.get("global_rng"):
-        try:
-            check = GlobalRngCheck()
-        except BaseException as exc:      # the student's code may have broken NumPy's global generator
-            answer["global_rng"] = f"could not be checked ({type(exc).__name__}: {str(exc)[:200]})"
+    check = _start_global_rng_check(answer) if req.get("global_rng") else None
     try:
         result = func(*args, **kwargs)
     except BaseException as exc:
@@ -297,10 +292,7 @@ def _call(state, req, answer):
         except BaseException as exc:
             answer["error"] = _failure("TypeError", f"{req['name']} returned {str(exc)[:300]}")
     if check is not None:
-        try:
-            answer["global_rng"] = "changed" if check.changed() else "unchanged"
-        except BaseException as exc:
-            answer["global_rng"] = f"could not be checked ({type(exc).__name__}: {str(exc)[:200]})"
+        answer["global_rng"] = _global_rng_verdict(check)
     # what the function did to its arguments, as Jupyter's caller would see it
     try:
         answer["changed"] = _changed(before, args, kwargs)
@@ -308,12 +300,36 @@ def _call(state, req, answer):
         answer["error"] = _failure("TypeError", f"{req['name']} left an argument holding {str(exc)[:300]}")
 
 
+def _not_checked(exc):
+    return f"could not be checked ({type(exc).__name__}: {str(exc)[:200]})"
+
+
+def _start_global_rng_check(answer):
+    """A :class:`GlobalRngCheck` before the call; None, and the reason under ``global_rng``, when it cannot start."""
+    try:
+        return GlobalRngCheck()
+    except BaseException as exc:      # the student's code may have broken NumPy's global generator
+        answer["global_rng"] = _not_checked(exc)
+        return None
+
+
+def _global_rng_verdict(check):
+    """``"changed"``, ``"unchanged"`` or why the global generator could not be checked after the call."""
+    try:
+        return "changed" if check.changed() else "unchanged"
+    except BaseException as exc:
+        return _not_checked(exc)
+
+
 def _ping(state, req, answer):
     answer["error"] = None
 
 
 OPS = {"exec": _exec, "describe": _describe, "call": _call, "ping": _ping}
-"""The requests the worker answers, by ``op``."""
+"""The requests the worker answers, by ``op``: a handler ``(state, request, answer)`` fills in the answer.
+
+Adding a request is one handler and its entry here (and the grader's call in :mod:`grading.session`).
+"""
 
 
 def main():
@@ -338,22 +354,27 @@ def main():
             req = wire.loads(line)
         except wire.WireError:
             continue
-        out = wire.CappedText()
-        sys.stdout = sys.stderr = out
-        answer = {"id": req.get("id")}
-        try:
-            handler = OPS.get(req.get("op"))
-            if handler is None:
-                answer["error"] = _failure("ProtocolError", f"unknown op {req.get('op')!r}")
-            else:
-                handler(state, req, answer)
-        except BaseException as exc:  # never leave a request unanswered
-            answer["error"] = _error(exc)
-        finally:
-            sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
-        answer["stdout"] = out.text()
-        state.reply(answer)
+        state.reply(_answer(state, req))
 
+
+def _answer(state, req):
+    """The reply to one request: what its handler in :data:`OPS` answered, and what the student's code printed."""
+    out = wire.CappedText()
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = out
+    answer = {"id": req.get("id")}
+    try:
+        handler = OPS.get(req.get("op"))
+        if handler is None:
+            answer["error"] = _failure("ProtocolError", f"unknown op {req.get('op')!r}")
+        else:
+            handler(state, req, answer)
+    except BaseException as exc:  # never leave a request unanswered
+        answer["error"] = _error(exc)
+    finally:
+        sys.stdout, sys.stderr = saved
+    answer["stdout"] = out.text()
+    return answer
 
 if __name__ == "__main__":
     main()

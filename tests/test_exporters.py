@@ -24,7 +24,15 @@ from lms_importers import ImportRefused, canvas_import, moodle_import
 
 from grading.course import Course, CourseError
 from grading.csvfiles import TRIGGERS
-from grading.exporters import CANVAS_COLUMNS, MOODLE_COLUMNS, class_rows
+from grading.exporters import (
+    CANVAS_COLUMNS,
+    MOODLE_COLUMNS,
+    NOT_AUTOGRADED,
+    NOT_SUBMITTED,
+    UNGRADED,
+    _without_total,
+    class_rows,
+)
 from grading.late import give_extension, penalty_for
 from grading.report import grades
 from grading.status import StatusBook, StudentStatus
@@ -123,6 +131,28 @@ def test_penalty_policy_closed_form():
             assert math.isclose(penalty_for(score, seconds, percent_per_day=10), min(score, score * 0.1 * days))
     assert penalty_for(17, 3600, percent_per_day=10, grace_seconds=7200) == 0.0
     assert penalty_for(17, 0, percent_per_day=10) == 0.0
+
+
+_GRADED = StudentStatus("ada", status="graded")
+
+
+@pytest.mark.parametrize(("record", "in_gradebook", "submitted", "status", "reason"), [
+    (None, False, False, NOT_SUBMITTED, ""),
+    (None, False, True, NOT_AUTOGRADED, "not autograded yet"),
+    (StudentStatus("ada"), True, True, NOT_AUTOGRADED, "interrupted"),                 # first grading unfinished
+    (_GRADED.replace(interrupted=True), True, True, NOT_AUTOGRADED, "interrupted"),  # a regrade unfinished
+    (StudentStatus("ada", status="ungraded", reason="not valid JSON"), True, True, UNGRADED, "not valid JSON"),
+    (_GRADED, False, True, UNGRADED, "no grades in the gradebook"),                  # the gradebook lost it
+    (_GRADED, True, True, None, None),                                                # a total is read
+    (None, True, True, None, None),                                                   # graded before records
+])
+def test_a_row_without_a_total_says_why_from_the_record_and_the_gradebook(record, in_gradebook, submitted,
+                                                                           status, reason):
+    verdict = _without_total(record, in_gradebook, submitted)
+    if status is None:
+        assert verdict is None
+    else:
+        assert verdict[0] == status and reason in verdict[1]
 
 
 def test_assignment_csv_has_a_status_late_columns_and_the_score_after_penalty(course):

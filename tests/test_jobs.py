@@ -3,7 +3,7 @@
 The class run executes each submission elsewhere and hands nbgrader's Autograde what came back
 through ``resources["grading"]`` (:mod:`grading.jobs`); these tests drive nbgrader's plug-ins
 with such resources directly, in the style of nbgrader's own preprocessor tests, and read a
-real SQLite gradebook made with nbgrader's API. ``tests/test_scheduler.py`` grades whole
+real SQLite gradebook made with nbgrader's API. ``tests/test_autograde.py`` grades whole
 classes through the same road.
 """
 import os

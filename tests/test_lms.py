@@ -7,6 +7,7 @@ worksheet), then imported with ``make collect-lms``; nothing is graded here (the
 through autograde and back to the LMS files is in tests/test_classrun.py).
 """
 import csv
+import datetime as dt
 import io
 import json
 import subprocess
@@ -16,7 +17,7 @@ import pytest
 from grading_helpers import ASSIGNMENT, ROOT, make_course
 
 from grading.course import Course, CourseError
-from grading.lms import collect_lms, import_record, read_roster, valid_student_id
+from grading.lms import collect_lms, import_record, read_roster, read_times, valid_student_id
 
 NB = f"{ASSIGNMENT}.ipynb"
 
@@ -150,6 +151,21 @@ def test_canvas_gradebook_export_reads_as_a_roster(tmp_path):
     e = roster.find("b07902001")
     assert (e.lms_id, e.sis_id, e.login, e.section, e.sortable_name) == ("4101", "S1", "b07902001", "A",
                                                                          "Lovelace, Ada")
+
+
+def test_a_csv_of_times_names_each_student_by_any_roster_column_first_match_wins(tmp_path):
+    """student_id, then the LMS id, login, email: the first column whose value the roster knows decides."""
+    roster_file = tmp_path / "roster.csv"
+    _roster(tmp_path, [["b07902001", "4101", "ada", "ada@example.org", "Ada", "Lovelace"],
+                       ["b07902002", "4102", "bob", "bob@example.org", "Bob", "Babbage"]])
+    times = tmp_path / "times.csv"
+    times.write_text("student_id,login,email,submitted_at\n"
+                     "b07902001,bob,,2026-11-20 12:00\n"                 # student_id first: ada, not bob
+                     "nobody,bob,,2026-11-21 12:00\n"                    # an unknown id: the login finds bob
+                     ",,zed@example.org,2026-11-22 12:00\n")             # no column finds zed
+    found, participants, problems = read_times(times, read_roster(roster_file), timezone="Asia/Taipei")
+    assert found == {"b07902001": dt.datetime(2026, 11, 20, 4, 0), "b07902002": dt.datetime(2026, 11, 21, 4, 0)}
+    assert participants == {} and len(problems) == 1 and "line 4" in problems[0] and "zed@example.org" in problems[0]
 
 
 def test_valid_student_ids():

@@ -312,3 +312,76 @@ def test_the_limits_are_resolved_once_from_the_course_s_configuration(tmp_path):
     assert settings["limits"]["timeout"] == 3 and len(settings["secret"]) == 16
     assert (tmp_path / "grading-secret.key").stat().st_mode & 0o777 == 0o600
     assert execute.settings("ps1_perceptron") == settings           # the same secret, the same digest
+
+
+
+def _graded_rows(db_url, assignment, student):
+    """Every grade (automatic and manual score, flag) and automatic comment of a submission, by notebook and cell."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gb:
+        sub = gb.find_submission(assignment, student)
+        grades = {(nb.name, g.name): (g.auto_score, g.manual_score, g.needs_manual_grade)
+                  for nb in sub.notebooks for g in nb.grades}
+        comments = {(nb.name, c.name): c.auto_comment for nb in sub.notebooks for c in nb.comments}
+    return grades, comments
+
+
+def test_the_course_s_save_autogrades_writes_what_nbgrader_s_writes(tmp_path):
+    """nbgrader's SaveAutoGrades and the course's (one commit per notebook) leave the same rows, whichever test
+    cells pass, fail or never ran, with the solutions as released, and with scores a grader had given by hand."""
+    import copy
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from nbgrader.api import Gradebook
+    from nbgrader.preprocessors import SaveAutoGrades as NbgraderSaveAutoGrades
+
+    from grading.classrun import generate
+    from grading.course import Course
+    from grading.preprocessors import SaveAutoGrades
+
+    course = Course(make_course(tmp_path))
+    databases = {}
+    for step in (NbgraderSaveAutoGrades, SaveAutoGrades):
+        databases[step] = f"sqlite:///{tmp_path / (step.__module__ + '.db')}"
+        generate(course, ASSIGNMENT, release_dir=tmp_path / step.__module__, db_url=databases[step])
+    released = nbformat.read(tmp_path / SaveAutoGrades.__module__ / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    graded = [i for i, c in enumerate(released.cells) if c.metadata.get("nbgrader", {}).get("grade")]
+    assert {released.cells[i].cell_type for i in graded} == {"code", "markdown"}
+    error = nbformat.v4.new_output("error", ename="AssertionError", evalue="wrong", traceback=[])
+
+    @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(outcomes=st.lists(st.sampled_from(["pass", "fail", "not run"]), min_size=len(graded),
+                             max_size=len(graded)),
+           by_hand=st.sets(st.sampled_from(graded), max_size=3))
+    def same_rows(outcomes, by_hand):
+        nb = copy.deepcopy(released)
+        for i, outcome in zip(graded, outcomes, strict=True):
+            if nb.cells[i].cell_type == "code":
+                nb.cells[i].outputs = [error] if outcome == "fail" else []
+                nb.cells[i].execution_count = None if outcome == "not run" else 1
+        rows = {}
+        for step, db in databases.items():
+            with Gradebook(db) as gb:
+                gb.update_or_create_student("s1")
+                if gb.find_assignment(ASSIGNMENT).submissions:
+                    gb.remove_submission(ASSIGNMENT, "s1")
+                gb.add_submission(ASSIGNMENT, "s1")
+                for i in by_hand:
+                    gb.find_grade(nb.cells[i].metadata.nbgrader["grade_id"], ASSIGNMENT, ASSIGNMENT,
+                                  "s1").manual_score = 1.0
+                gb.db.commit()
+            resources = {"nbgrader": {"notebook": ASSIGNMENT, "assignment": ASSIGNMENT, "student": "s1",
+                                      "db_url": db}}
+            step().preprocess(copy.deepcopy(nb), resources)
+            rows[step] = _graded_rows(db, ASSIGNMENT, "s1")
+        assert rows[SaveAutoGrades] == rows[NbgraderSaveAutoGrades]
+        grades, _ = rows[SaveAutoGrades]
+        for i, outcome in zip(graded, outcomes, strict=True):          # and they say what happened
+            cell = nb.cells[i]
+            if cell.cell_type == "code" and outcome != "not run":
+                auto = grades[(ASSIGNMENT, cell.metadata.nbgrader["grade_id"])][0]
+                assert auto == (0 if outcome == "fail" else cell.metadata.nbgrader["points"])
+
+    same_rows()

@@ -142,10 +142,10 @@ class RefuseBeforeRemoving(NotebookExporter):
         coursedir = getattr(converter, "coursedir", None)
         if coursedir is None or getattr(converter, "no_database", False):
             return
-        from nbgrader.api import Gradebook, MissingEntry
+        from nbgrader.api import MissingEntry
         from nbgrader.converters.base import NbGraderException
 
-        with gbk.quiet(), Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        with gbk.open_url(coursedir.db_url, coursedir.course_id) as gb:
             for folder, notebooks in getattr(converter, "assignments", {}).items():
                 name = Path(folder).name
                 try:

@@ -12,7 +12,9 @@ it, the same code records the outcome (:class:`ClassRun`):
   assignment yet (``nbgrader autograde`` works on a fresh clone), the submission is marked
   *under way* (so an interrupted grading is never taken for a finished one), what graders
   had left on it is noted, and a submission that lacks a notebook of the assignment is
-  recorded as ungraded with the reason;
+  recorded as ungraded with the reason (``make autograde``, which brings the gradebook up to
+  date once when it starts, has its converter call :meth:`ClassRun.begin` directly:
+  :meth:`grading.jobs.CourseAutograde.run_pre_convert_hook`);
 * :class:`RecordingExporter` (``Autograde.exporter_class``) — records the reason when a
   notebook cannot be graded (not valid JSON, its sandbox could not start, ...) and the
   outcome when the last notebook is graded;

@@ -26,7 +26,6 @@ import os
 from pathlib import Path
 
 import jsonschema
-from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat.common import BaseMetadataValidator, SchemaTooNewError, SchemaTooOldError
 from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -365,7 +364,7 @@ class SaveAutoGrades(_SaveAutoGrades):
         self.assignment_id = resources["nbgrader"]["assignment"]
         self.student_id = resources["nbgrader"]["student"]
         self.db_url = resources["nbgrader"]["db_url"]
-        with Gradebook(self.db_url) as gradebook:
+        with gbk.open_url(self.db_url) as gradebook:
             self.gradebook = _CommitAtTheEnd(gradebook)
             try:
                 nb, resources = NbGraderPreprocessor.preprocess(self, nb, resources)

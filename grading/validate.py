@@ -96,14 +96,15 @@ def _same_file(a, b):
 
 
 def _from_gradebook(db_url, name, assignment):
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import MissingEntry
 
+    from . import gradebook as gbk
     from .preprocessors import trusted_metadata
 
     metadata = trusted_metadata(db_url, name, assignment)
     if not metadata:
         return None
-    with Gradebook(db_url) as gb:
+    with gbk.open_url(db_url) as gb:
         try:
             book = gb.find_notebook(name, assignment)
         except MissingEntry:

@@ -16,9 +16,14 @@ settings come from PREFIX/etc/deploy.json.
 * Origins: with a domain (``setup.sh --domain``) each user's server is served on a host of its own
   (``<user>.<domain>``) and the Formgrader on ``formgrader--service.<domain>``, so a page that one
   user's server serves cannot act in another's (JupyterHub's advice for untrusted users); with
-  HTTPS the login cookie is host-only (``__Host-``).
+  HTTPS the login cookie is host-only (``__Host-``). Behind a reverse proxy (``setup.sh
+  --behind-proxy``: nginx speaks HTTPS, deploy/nginx-course.conf.example) the hub speaks plain
+  HTTP on the loopback, names the hosts as the browser sees them and keeps the ``__Host-`` cookie.
 * Logins: after ``login_failures`` wrong passwords for one name within ``lockout_s`` seconds,
   that name is refused (even with the right password) until ``lockout_s`` seconds have passed.
+  A right password that breaks the course's rule (course_password.py: ``min_password_length``
+  characters and more) is refused too, with the way to ``/hub/course-password``, where a course
+  user chooses one that keeps it.
 * Each user's server runs as that user, in their home, with a memory and a task limit
   (a control group per user where the kernel lets the hub make one, otherwise
   per-process rlimits) and umask 007 (graders share the course folder through its group);
@@ -37,8 +42,10 @@ import resource
 import subprocess
 import time
 
+import course_password
 from jupyterhub.auth import PAMAuthenticator
 from jupyterhub.spawner import LocalProcessSpawner
+from tornado import web
 
 c = get_config()  # noqa: F821  (provided by JupyterHub)
 
@@ -72,6 +79,7 @@ class CourseAuthenticator(PAMAuthenticator):
     """
 
     _failures = collections.defaultdict(collections.deque)   # name -> times of its recent wrong passwords
+    min_password_length = int(deploy.get("min_password_length", 12))
 
     def check_allowed(self, username, authentication=None):
         try:
@@ -82,8 +90,10 @@ class CourseAuthenticator(PAMAuthenticator):
             return False
         return username == INSTRUCTOR or username in _members(GRADERS) | _members(STUDENTS)
 
-    async def authenticate(self, handler, data):
-        username = str((data or {}).get("username", ""))
+    async def check_password(self, handler, username, password):
+        """PAM, behind the lockout: the name if ``password`` is right, None if wrong or locked out."""
+        if not self.check_allowed(username):     # nobody outside the course: no password is tried for them
+            return None
         window, most = float(deploy.get("lockout_s", 900)), int(deploy.get("login_failures", 5))
         failures = self._failures[username]
         now = time.monotonic()
@@ -92,15 +102,30 @@ class CourseAuthenticator(PAMAuthenticator):
         if len(failures) >= most:
             self.log.warning("login of %r refused: %d wrong passwords within %d s", username, len(failures), window)
             return None
-        name = await super().authenticate(handler, data)
+        name = await super().authenticate(handler, {"username": username, "password": password})
         if name is None:
             failures.append(now)
             return None
         failures.clear()
-        if isinstance(name, dict):
-            name = name["name"]
+        return name["name"] if isinstance(name, dict) else name
+
+    async def authenticate(self, handler, data):
+        username, password = str((data or {}).get("username", "")), (data or {}).get("password", "")
+        name = await self.check_password(handler, username, password)
+        if name is None:
+            return None
+        # the course's password rule (course_password.py): the right password that breaks it opens nothing
+        found = course_password.problems(password, username=name, min_length=self.min_password_length)
+        if found:
+            self.log.warning("login of %s refused: the password breaks the course's rule", name)
+            raise web.HTTPError(403, "Your password is right, but the course's hub asks for "
+                                f"{course_password.rule(self.min_password_length)} ({'; '.join(found)}). Choose a new "
+                                f"one at {handler.hub.base_url}course-password, then sign in with it.")
         graders = _members(GRADERS) | {INSTRUCTOR}
         return {"name": name, "groups": [GRADERS] if name in graders else []}
+
+    def get_handlers(self, app):
+        return super().get_handlers(app) + [(course_password.ROUTE, course_password.handler_class())]
 
 
 class LimitedSpawner(LocalProcessSpawner):
@@ -189,12 +214,21 @@ def _free_shared_memory(spawner):
 
 
 hub_port = int(deploy["hub_port"])
-_scheme = "https" if deploy.get("tls_cert") else "http"
+_behind_proxy = bool(deploy.get("behind_proxy"))     # a reverse proxy (nginx) in front speaks HTTPS
+_scheme = "https" if deploy.get("tls_cert") and not _behind_proxy else "http"
 c.JupyterHub.bind_url = f"{_scheme}://127.0.0.1:{hub_port}"
-if deploy.get("tls_cert"):           # the proxy terminates TLS
+if _scheme == "https":               # the proxy terminates TLS
     c.JupyterHub.ssl_cert = deploy["tls_cert"]
     c.JupyterHub.ssl_key = deploy["tls_key"]
-if deploy.get("domain"):
+if deploy.get("domain") and _behind_proxy:
+    # Each user's server on its own origin, as the browser sees it: https://<user>.NAME[:port] through
+    # the reverse proxy, whose X-Scheme header tells the hub (and the servers: jupyterhub-singleuser
+    # trusts the proxy's headers) that the browser spoke HTTPS; the login cookie is host-only
+    # (__Host-, hence Secure).
+    _public = int(deploy.get("public_port", 443))
+    c.JupyterHub.subdomain_host = f"https://{deploy['domain']}" + ("" if _public == 443 else f":{_public}")
+    c.JupyterHub.cookie_host_prefix_enabled = True
+elif deploy.get("domain"):
     # Each user's server on its own origin (JupyterHub's protection of users from each other);
     # over HTTPS the login cookie is also locked to the hub's host.
     c.JupyterHub.subdomain_host = f"{_scheme}://{deploy['domain']}:{hub_port}"
@@ -222,6 +256,10 @@ c.PAMAuthenticator.check_account = True       # a locked or expired account may 
 c.Authenticator.manage_groups = True
 c.Authenticator.any_allow_config = True       # check_allowed above is the allow list
 c.Authenticator.admin_users = set()
+# the login page links the page that changes a password to one that keeps the course's rule
+c.JupyterHub.template_vars = {"announcement_login": (
+    'A new password, or one the hub refuses? <a id="course-password-link" href="/hub/course-password">'
+    "Choose a new password</a>.")}
 
 c.JupyterHub.spawner_class = LimitedSpawner
 c.Spawner.ip = "127.0.0.1"
@@ -265,8 +303,11 @@ c.JupyterHub.services = [
             # graders grade here; they get no terminal and no kernel of the course account,
             # and what each does is logged by name (course_formgrader.py)
             "--ServerApp.jpserver_extensions=course_formgrader=True",
-            # no Validate button here: it would run a submission's code as the course account
+            # no Validate here (the toolbar's or the Assignment List's): it would run a
+            # submission's code as the course account
             "--ServerApp.jpserver_extensions=grading.validate_service=False",
+            "--ServerApp.jpserver_extensions=grading.validate_button=False",
+            "--ServerApp.jpserver_extensions=nbgrader.server_extensions.validate_assignment=False",
             "--ServerApp.terminals_enabled=False",
             "--ServerApp.kernel_manager_class=course_formgrader.NoKernels"],
         "environment": {"PATH": VENV_BIN + ":/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",

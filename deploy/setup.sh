@@ -19,6 +19,11 @@
 #   --domain NAME       serve each user's server on a host of its own, <user>.NAME (wildcard DNS
 #                       *.NAME to this machine), the hub on NAME [none: one origin for all; see README]
 #   --tls-cert FILE --tls-key FILE   the proxy speaks HTTPS with this certificate (for NAME and *.NAME)
+#   --behind-proxy      a reverse proxy (nginx) in front speaks HTTPS for NAME and *.NAME (needs
+#                       --domain): the hub serves plain HTTP on 127.0.0.1 only, its cookies host-only
+#                       (__Host-); setup writes the proxy's configuration, PREFIX/etc/nginx-course.conf
+#                       (from deploy/nginx-course.conf.example; --tls-cert/--tls-key go there)
+#   --public-port N     the port the reverse proxy serves HTTPS on [443]
 #   --instructor NAME   the instructor's Linux user [instructor]
 #   --students "A B"    the students' Linux users [student01 student02 student03]
 #   --graders "A B"     teaching assistants who grade [none]
@@ -32,6 +37,9 @@
 #   --login-failures N  after N wrong passwords for one name within --lockout S seconds, that name
 #                       cannot log in until S seconds have passed [5, 900]
 #   --lockout S
+#   --min-password-length N   the hub refuses a password shorter than N characters (and one with
+#                       fewer than 5 different characters, or the user's name in it), and offers
+#                       /hub/course-password to choose a new one; the machine's PAM is left alone [12]
 #   --no-hidepid        leave /proc as it is (by default it is remounted with hidepid=2)
 #
 # Logins are PAM: each person logs in with their own Linux password; nobody shares one.
@@ -51,6 +59,7 @@ PREFIX=/opt/ml-foundations
 SOFTWARE=""
 INSTRUCTOR="" STUDENTS="" GRADERS="" GROUP="" HUB_PORT="" PG_PORT="" COURSE_ID=""
 MEM_LIMIT="" TASKS_LIMIT="" CULL_IDLE="" HIDEPID="" DOMAIN="" TLS_CERT="" TLS_KEY="" LOGIN_FAILURES="" LOCKOUT=""
+MIN_PASSWORD="" BEHIND_PROXY="" PUBLIC_PORT=""
 MODE=all
 NEW_USER=""
 SYSTEM_PYTHON=/usr/bin/python3   # Debian's: a Python under /root cannot be run by the students
@@ -60,6 +69,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --install-only) MODE=install; shift; continue ;;
         --no-hidepid) HIDEPID=0; shift; continue ;;
+        --behind-proxy) BEHIND_PROXY=1; shift; continue ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     esac
     need "$@"
@@ -72,6 +82,8 @@ while [ $# -gt 0 ]; do
         --tls-key) TLS_KEY=$2 ;;
         --login-failures) LOGIN_FAILURES=$2 ;;
         --lockout) LOCKOUT=$2 ;;
+        --min-password-length) MIN_PASSWORD=$2 ;;
+        --public-port) PUBLIC_PORT=$2 ;;
         --instructor) INSTRUCTOR=$2 ;;
         --students) STUDENTS=$2 ;;
         --graders) GRADERS=$2 ;;
@@ -100,6 +112,9 @@ if [ -f "$CONF" ]; then
     TLS_KEY=${TLS_KEY:-$(setting tls_key)}
     LOGIN_FAILURES=${LOGIN_FAILURES:-$(setting login_failures)}
     LOCKOUT=${LOCKOUT:-$(setting lockout_s)}
+    MIN_PASSWORD=${MIN_PASSWORD:-$(setting min_password_length)}
+    BEHIND_PROXY=${BEHIND_PROXY:-$(setting behind_proxy)}
+    PUBLIC_PORT=${PUBLIC_PORT:-$(setting public_port)}
     GROUP=${GROUP:-$(setting student_group)}
     HUB_PORT=${HUB_PORT:-$(setting hub_port)}
     PG_PORT=${PG_PORT:-$(setting pg_port)}
@@ -121,6 +136,9 @@ CULL_IDLE=${CULL_IDLE:-3600}
 HIDEPID=${HIDEPID:-1}
 LOGIN_FAILURES=${LOGIN_FAILURES:-5}
 LOCKOUT=${LOCKOUT:-900}
+MIN_PASSWORD=${MIN_PASSWORD:-12}
+BEHIND_PROXY=${BEHIND_PROXY:-0}
+PUBLIC_PORT=${PUBLIC_PORT:-443}
 # The course id is the deployment's (--course-id), by default the course's own (nbgrader_config.py):
 # the course folder, the exchange's folder, the gradebook's database, the groups, the course
 # account, the control groups and the units are all named after it.
@@ -145,10 +163,16 @@ fi
 if [ -n "$TLS_CERT$TLS_KEY" ]; then
     [ -f "$TLS_CERT" ] && [ -f "$TLS_KEY" ] || die "--tls-cert and --tls-key: expected two files (certificate and key), got '$TLS_CERT' and '$TLS_KEY'"
 fi
-for pair in "--login-failures:$LOGIN_FAILURES:1" "--lockout:$LOCKOUT:10"; do
+if [ "$BEHIND_PROXY" = 1 ]; then
+    [ -n "$DOMAIN" ] || die "--behind-proxy needs --domain NAME: the reverse proxy serves NAME and each user's <user>.NAME"
+fi
+[[ "$PUBLIC_PORT" =~ ^[0-9]+$ ]] && [ "$PUBLIC_PORT" -ge 1 ] && [ "$PUBLIC_PORT" -le 65535 ] \
+    || die "--public-port '$PUBLIC_PORT': expected a port number (1-65535)"
+for pair in "--login-failures:$LOGIN_FAILURES:1" "--lockout:$LOCKOUT:10" "--min-password-length:$MIN_PASSWORD:8"; do
     IFS=: read -r opt value least <<< "$pair"
     [[ "$value" =~ ^[0-9]+$ ]] && [ "$value" -ge "$least" ] || die "$opt '$value': expected a whole number, at least $least"
 done
+[ "$MIN_PASSWORD" -le 64 ] || die "--min-password-length '$MIN_PASSWORD': expected at most 64"
 for port in "$HUB_PORT" "$PG_PORT"; do
     [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -gt 1024 ] && [ "$port" -lt 65000 ] \
         || die "port '$port': expected a number between 1025 and 64999"
@@ -200,7 +224,7 @@ uv() { PYTHON="$SYSTEM_PYTHON" sh "$REPO/scripts/uv.sh" "$@"; }
 install_venv() {
     local want
     want=$(cat "$HERE/requirements.txt" "$REPO/pyproject.toml" "$REPO"/course_lib/*.py "$REPO"/grading/*.py \
-           "$HERE/course_exchange.py" "$HERE/course_formgrader.py" "$REPO/scripts/uv.sh" <(echo "${UV_INSTALL_OPTIONS[*]}") \
+           "$HERE/course_exchange.py" "$HERE/course_formgrader.py" "$HERE/course_password.py" "$REPO/scripts/uv.sh" <(echo "${UV_INSTALL_OPTIONS[*]}") \
            <(cd "$REPO/jupyter/labextensions" && find . -type f | LC_ALL=C sort | xargs cat) | sha256sum | cut -d' ' -f1)
     if [ -f "$VENV/.deploy-stamp" ] && [ "$(cat "$VENV/.deploy-stamp")" = "$want" ]; then
         return
@@ -224,8 +248,9 @@ install_venv() {
     install -d -m 755 "$VENV/share/jupyter/labextensions"
     cp -R "$REPO/jupyter/labextensions/ml-foundations-validate" "$VENV/share/jupyter/labextensions/"
     chmod -R a+rX "$VENV/share/jupyter/labextensions/ml-foundations-validate"
-    # nbgrader's exchange hardened (course_exchange.py); the shared Formgrader's limits and log (course_formgrader.py)
-    cp "$HERE/course_exchange.py" "$HERE/course_formgrader.py" \
+    # nbgrader's exchange hardened (course_exchange.py); the shared Formgrader's limits and log (course_formgrader.py);
+    # the course's password rule and the hub's page to change a password (course_password.py)
+    cp "$HERE/course_exchange.py" "$HERE/course_formgrader.py" "$HERE/course_password.py" \
         "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/"
     uv pip check --quiet --python "$VENV/bin/python"
     echo "$want" > "$VENV/.deploy-stamp"
@@ -369,10 +394,10 @@ PY
 first_password() {  # first_password NAME: a random password, set and printed here, once
     id -u "$1" >/dev/null 2>&1 || die "--password $1: no such user (add them first)"
     local pw
-    pw=$("$VENV/bin/python" -c 'import secrets; print(secrets.token_urlsafe(12))')
+    pw=$("$VENV/bin/python" -m course_password first "$1" "$MIN_PASSWORD")   # keeps the course's rule
     printf '%s:%s\n' "$1" "$pw" | chpasswd
     echo "First password of $1 (give it to them in person; it is not stored anywhere): $pw"
-    echo "They change it at once in a JupyterLab terminal of the hub with: passwd"
+    echo "They change it at once on the hub's page /hub/course-password (linked from the login page)"
 }
 
 if [ "$MODE" = password ]; then
@@ -454,7 +479,8 @@ json.dump({
     "clerk_socket": "$RUN/clerk/clerk.sock", "submission_records": "$EXCHANGE/$COURSE_ID/records/submissions.jsonl",
     "pg_service_file": "$SECRETS/pg_service.conf", "pg_service": "${COURSE_ID//-/_}_gradebook",
     "domain": "$DOMAIN", "tls_cert": "$TLS_CERT", "tls_key": "$TLS_KEY",
-    "login_failures": $LOGIN_FAILURES, "lockout_s": $LOCKOUT,
+    "behind_proxy": $BEHIND_PROXY, "public_port": $PUBLIC_PORT,
+    "login_failures": $LOGIN_FAILURES, "lockout_s": $LOCKOUT, "min_password_length": $MIN_PASSWORD,
     "exchange": "$EXCHANGE", "hub_port": $HUB_PORT, "pg_port": $PG_PORT, "db_name": "$DB_NAME",
     "db_role": "$DB_ROLE", "gradebook_secret": "$GRADEBOOK_SECRET",
     "proxy": "$PROXY_DIR/node_modules/.bin/configurable-http-proxy",
@@ -465,6 +491,17 @@ json.dump({
 PY
 chmod 644 "$CONF"
 render "$HERE/jupyterhub_config.py" "$PREFIX/etc/jupyterhub_config.py" 644
+# Behind a reverse proxy: its configuration for this deployment (nginx; the guide says what another needs)
+if [ "$BEHIND_PROXY" = 1 ]; then
+    sed -e "s#@DOMAIN@#$DOMAIN#g" -e "s#@PUBLIC_PORT@#$PUBLIC_PORT#g" -e "s#@HUB_PORT@#$HUB_PORT#g" \
+        -e "s#@COURSE_ID@#$COURSE_ID#g" -e "s#@VAR@#${COURSE_ID//-/_}#g" \
+        -e "s#@TLS_CERT@#${TLS_CERT:-/etc/ssl/certs/$DOMAIN.pem}#g" -e "s#@TLS_KEY@#${TLS_KEY:-/etc/ssl/private/$DOMAIN.key}#g" \
+        "$HERE/nginx-course.conf.example" > "$PREFIX/etc/nginx-course.conf.tmp"
+    chmod 644 "$PREFIX/etc/nginx-course.conf.tmp"
+    mv "$PREFIX/etc/nginx-course.conf.tmp" "$PREFIX/etc/nginx-course.conf"
+else
+    rm -f "$PREFIX/etc/nginx-course.conf"
+fi
 install -d -m 755 "$JUPYTER_ETC"
 render "$HERE/nbgrader_config_student.py" "$JUPYTER_ETC/nbgrader_config.py" 644
 # Every server of the deployment (deploy/jupyter_server_config.json): kernels talk over Unix
@@ -647,13 +684,18 @@ urllib.request.urlopen(f"{scheme}://127.0.0.1:{port}/hub/api", timeout=5, contex
 PY
 }
 SCHEME=http
-[ -n "$TLS_CERT" ] && SCHEME=https
+[ -n "$TLS_CERT" ] && [ "$BEHIND_PROXY" != 1 ] && SCHEME=https
 for _ in $(seq 1 240); do
     hub_answers "$SCHEME" && break
     sleep 0.5
 done
 hub_answers "$SCHEME" || { tail -30 "$LOG/jupyterhub.log" >&2; die "JupyterHub did not start (log: $LOG/jupyterhub.log)"; }
-say "ready: $SCHEME://${DOMAIN:-127.0.0.1}:$HUB_PORT (Formgrader for the graders: /services/formgrader/); stop with deploy/teardown.sh --prefix $PREFIX"
+if [ "$BEHIND_PROXY" = 1 ]; then
+    say "ready: http://127.0.0.1:$HUB_PORT for the reverse proxy, which serves https://$DOMAIN$([ "$PUBLIC_PORT" = 443 ] || echo ":$PUBLIC_PORT")"
+    say "its configuration (nginx): $PREFIX/etc/nginx-course.conf; include it in nginx's http block and reload nginx"
+else
+    say "ready: $SCHEME://${DOMAIN:-127.0.0.1}:$HUB_PORT (Formgrader for the graders: /services/formgrader/); stop with deploy/teardown.sh --prefix $PREFIX"
+fi
 nopw=""
 for u in $INSTRUCTOR $(getent group "$GRADER_GROUP" | cut -d: -f4 | tr ',' ' ') $ALL_STUDENTS; do
     getent shadow "$u" | cut -d: -f2 | grep -q '^[!*]' && nopw="$nopw $u"
@@ -661,5 +703,5 @@ done
 if [ -n "$nopw" ]; then
     say "no password yet (cannot log in):$nopw"
     say "each gets a first password, printed once on this terminal only, with: sudo $0 --prefix $PREFIX --password NAME"
-    say "hand it over in person; they change it in a JupyterLab terminal with 'passwd' (nobody else then knows it)"
+    say "hand it over in person; they choose their own at once on the hub's page /hub/course-password (nobody else then knows it)"
 fi

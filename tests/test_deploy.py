@@ -14,6 +14,8 @@ failed, and its checks):
    the clone's git history; a second deployment of the same course id is refused;
 2. logins: each person with their own Linux password (PAM); a hostile student tries every
    credential she holds on a classmate, the instructor and a TA, and guesses until locked out;
+   a student sets a short password with passwd in her terminal: the hub refuses it and its
+   page /hub/course-password makes her choose one that keeps the course's rule;
 3. the class starts its servers at once while the instructor releases the assignment and
    a latecomer and a TA are added to the running hub;
 4. students fetch, fill in and submit; the hostile student, from her kernel, tries to read
@@ -36,7 +38,10 @@ failed, and its checks):
 9. a re-run of setup.sh with no option keeps the deployment as it is;
 10. no password in any log, output or command line; the hostile student's report;
 11. her server stops and what she left in /dev/shm goes; deploy/teardown.sh --purge leaves no
-    process behind and removes the accounts it made, never one that existed before.
+    process behind and removes the accounts it made, never one that existed before;
+12. a second deployment, made with --behind-proxy, behind a real nginx that speaks TLS with the
+    site configuration setup.sh wrote: a student logs in, her server on her own host name runs a
+    kernel over a WebSocket through nginx, and a classmate's page still cannot drive her server.
 
 Needs root (it creates users and starts the hub as root), as in CI; without root it is
 skipped, unless COURSE_REQUIRE_DEPLOY=1 (set by .ci/run), when it fails.
@@ -474,14 +479,26 @@ def _stale_test_deployments():
             yield prefix
 
 
-def _make_certificate(folder):
-    """A self-signed certificate for the run's domain and its subdomains (root only)."""
+def _make_certificate(folder, domain=DOMAIN):
+    """A self-signed certificate for ``domain`` and its subdomains (root only)."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     cert, key = folder / "hub.crt", folder / "hub.key"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-keyout", str(key),
-                    "-out", str(cert), "-subj", f"/CN={DOMAIN}",
-                    "-addext", f"subjectAltName=DNS:{DOMAIN},DNS:*.{DOMAIN}"], check=True, capture_output=True)
+                    "-out", str(cert), "-subj", f"/CN={domain}",
+                    "-addext", f"subjectAltName=DNS:{domain},DNS:*.{domain}"], check=True, capture_output=True)
     return cert, key
+
+
+def _clone_course(dest):
+    """The course as a fresh clone with the default umask leaves it (readable by every user, its git
+    history included), the working tree's uncommitted changes on top, as the test runs them."""
+    shutil.rmtree(dest, ignore_errors=True)
+    subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(dest)], check=True,
+                   capture_output=True)
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["xargs", "-0", "cp", "--parents", "-t", str(dest)], input=files, cwd=ROOT, check=True)
+    subprocess.run(["chmod", "-R", "u+rwX,go+rX", str(dest)], check=True)
+    return bool(os.stat(dest / "source").st_mode & stat.S_IROTH)
 
 
 @pytest.fixture(scope="module")
@@ -520,15 +537,7 @@ def d(request):
         shutil.rmtree(PREFIX, ignore_errors=True)
 
     request.addfinalizer(finish)
-    # The course as a fresh clone with the default umask leaves it: readable by every user, its
-    # git history included; the working tree's uncommitted changes on top, as the test runs them.
-    shutil.rmtree(CLONE, ignore_errors=True)
-    subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(CLONE)], check=True,
-                   capture_output=True)
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
-    subprocess.run(["xargs", "-0", "cp", "--parents", "-t", str(CLONE)], input=files, cwd=ROOT, check=True)
-    subprocess.run(["chmod", "-R", "u+rwX,go+rX", str(CLONE)], check=True)
-    clone_readable = bool(os.stat(CLONE / "source").st_mode & stat.S_IROTH)
+    clone_readable = _clone_course(CLONE)
     cert, key = _make_certificate(tls_dir)
     TLS["verify"] = str(cert)
     subprocess.run(["useradd", "--create-home", OLD_TA], check=True)   # an account older than the course
@@ -694,6 +703,97 @@ def requests_login(base, user, password):
     person = HubUser(base, user)
     r, _ = person.login(password)
     return r
+
+
+def _passwd_in_a_terminal(user, current, new, timeout=120):
+    """``passwd`` as ``user`` on a terminal (as in a JupyterLab terminal of the hub); (exit code, what it printed)."""
+    import pty
+    pid, fd = pty.fork()
+    if pid == 0:                                   # the child: passwd, as the user, on the terminal
+        os.execvp("runuser", ["runuser", "-u", user, "--", "env", "-i", "LANG=C.UTF-8", "/usr/bin/passwd"])
+    answers, out, deadline = [current, new, new], b"", time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
+            try:
+                chunk = os.read(fd, 4096) if ready else b""
+            except OSError:                        # the terminal closed: passwd ended
+                break
+            if not chunk:
+                break
+            out += chunk
+            if out.rstrip().endswith(b":"):
+                if not answers:                    # it asks again: the answer was refused
+                    break
+                os.write(fd, (answers.pop(0) + "\n").encode())
+                out += b" <typed>\n"
+    finally:
+        if not _gone([pid], timeout=0):
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
+
+
+def _course_password_page(base, user, current, new, again=None):
+    """The hub's /hub/course-password, as a browser fills it in; the response."""
+    import requests
+    session = requests.Session()
+    session.verify, session.trust_env = TLS["verify"], False
+    session.get(f"{base}/hub/course-password", timeout=30)
+    return session.post(f"{base}/hub/course-password", timeout=60, allow_redirects=False, data={
+        "_xsrf": session.cookies.get("_xsrf", ""), "username": user, "current": current, "new": new,
+        "again": new if again is None else again})
+
+
+def _shadow(user):
+    return subprocess.run(["getent", "shadow", user], capture_output=True, text=True).stdout.split(":")[1]
+
+
+@stage
+def test_passwords_keep_the_courses_rule(d, check):
+    """A student sets a short password in her terminal; the hub refuses it and its page makes her choose another."""
+    import html
+    base, user, minimum = d["base"], PARTIAL, int(d["cfg"]["min_password_length"])
+    login_page = HubUser(base, user).session.get(f"{base}/hub/login", timeout=30).text
+    check("the login page links the page that changes a password", 'href="/hub/course-password"' in login_page,
+          login_page[-800:])
+    short = "abcdefg1"                           # 8 characters: the machine's own rule (6) lets it through
+    code, said = _passwd_in_a_terminal(user, d["passwords"][user], short)
+    print(f"  passwd in her terminal, to {len(short)} characters: exit {code}: {said.splitlines()[-1:]}")
+    check("passwd in her terminal sets a short password (the machine's rule, which the course leaves alone)",
+          code == 0, said[-300:])
+    d["passwords"][user] = short
+    r = requests_login(base, user, short)
+    text = html.unescape(r.text)
+    check(f"the hub refuses her right but {len(short)}-character password",
+          r.status_code == 403 and f"at least {minimum} characters" in text, f"{r.status_code} {text[-600:]}")
+    check("... and says where to choose a new one", "/hub/course-password" in text, text[-600:])
+    before = _shadow(user)
+    for what, new, again, reason in (
+            ("a short one", "Short-pw-9", None, f"at least {minimum}"),
+            ("one with her name in it", f"{user}-is-my-password", None, "user name"),
+            ("one of two letters", "ab" * 10, None, "different characters"),
+            ("two that differ", "correct horse battery staple", "correct horse battery stapel", "differ")):
+        r = _course_password_page(base, user, short, new, again)
+        text = html.unescape(r.text)
+        check(f"the page refuses {what}, saying why", r.status_code == 400 and reason in text
+              and "Nothing was changed" in text, f"{r.status_code} {text[-500:]}")
+    r = _course_password_page(base, user, "not-her-password", "correct horse battery staple")
+    attempt(d, check, "change a classmate's password without knowing it (the course's page)", r.status_code == 403,
+            r.status_code)
+    root_before = _shadow("root")
+    r = _course_password_page(base, "root", "", "correct horse battery staple")
+    attempt(d, check, "change root's password through the course's page", r.status_code == 403
+            and _shadow("root") == root_before, r.status_code)
+    check("nothing refused changed her password", _shadow(user) == before)
+    strong = "paper lantern under " + secrets.token_urlsafe(6)
+    r = _course_password_page(base, user, short, strong)
+    check("the page takes a password that keeps the rule", r.status_code == 200 and "password is changed" in r.text,
+          f"{r.status_code} {r.text[-400:]}")
+    d["passwords"][user] = strong
+    check("she signs in with it", requests_login(base, user, strong).status_code == 302)
+    check("the short one no longer opens anything", requests_login(base, user, short).status_code != 302)
 
 
 # -- 3. the class starts at once; a latecomer and a TA join the running hub -------------------
@@ -926,6 +1026,9 @@ def test_validate_on_the_hub_uses_the_courses_grading_settings(d, check):
           "stderr-is-no-failure" not in failed and "harmless warning" not in json.dumps(failed), text[:800])
     check("course_lib.pla is withheld while ps1 is checked", "not available while" in text, text[:800])
     check("a cell that never ends is stopped", "CellTimeoutError" in failed.get("loops-for-ever", text), text[-300:])
+    led = {f.get("grade_id", ""): f.get("source", "") for f in value.get("failed", [])} if value else {}
+    check("the Assignment List's Validate leads each failure with its message (the course's handler)",
+          led and all(m.startswith("CellTimeoutError") for m in led.values()), str(led)[:600])
     # the limit it was stopped at: the configuration the Validate handler loads, in her assignment folder
     home = Path(pwd.getpwnam(PARTIAL).pw_dir)
     p = d["shell"].run(["python", "-c", VALIDATE_LIMIT], user=PARTIAL, cwd=home / ASSIGNMENT, check=False)
@@ -953,6 +1056,55 @@ def test_validate_on_the_hub_uses_the_courses_grading_settings(d, check):
         "GET", "/course/validate", prefix="/services/formgrader")
     check("the shared Formgrader (the course account) has no Validate service",
           mine.status_code == 405 and shared.status_code == 404, f"{mine.status_code} {shared.status_code}")
+    r = d["people"][TA].server("POST", "/assignments/validate", prefix="/services/formgrader", data={"path": path})
+    check("... nor the Assignment List's Validate (it would run a submission as the course account)",
+          r.status_code == 404, f"{r.status_code} {r.text[:300]}")
+    _validate_an_untouched_copy(d, check)
+
+
+def _released_test_cells():
+    """How many visible test cells the released notebook has (nbgrader's metadata, read here)."""
+    nb = nbformat.read(ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    return sum(1 for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
+               and not c.metadata.get("nbgrader", {}).get("solution"))
+
+
+def _validate_an_untouched_copy(d, check):
+    """The toolbar's Validate on the notebook as released: every visible test fails, in the sandbox, in her limits."""
+    bea = d["people"][PARTIAL]
+    released = Path(d["cfg"]["exchange"]) / COURSE_ID / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    folder = f"untouched/{ASSIGNMENT}"
+    for sub in ("untouched", folder):
+        bea.server("PUT", f"/api/contents/{sub}", json={"type": "directory"})
+    r = bea.server("PUT", f"/api/contents/{folder}/{ASSIGNMENT}.ipynb",
+                   json={"type": "notebook", "format": "json", "content": json.loads(released.read_text())})
+    check("an untouched copy of the released notebook is saved", r.status_code in (200, 201), r.status_code)
+
+    def the_check():      # her server's process that runs python -m grading ... check, while it runs
+        out = subprocess.run(["pgrep", "-u", PARTIAL, "-f", "grading --course .* check --json"],
+                             capture_output=True, text=True).stdout.split()
+        return out and Path(f"/proc/{out[0]}/cgroup").read_text()
+
+    with ThreadPoolExecutor(1) as pool:
+        t = time.monotonic()
+        asked = pool.submit(bea.server, "POST", "/course/validate", json={"path": f"{folder}/{ASSIGNMENT}.ipynb"})
+        cgroups = _wait(lambda: the_check() or (asked.done() and "over"), timeout=600)
+        r = asked.result()
+    d["times"]["the course's Validate of an untouched copy"] = time.monotonic() - t
+    report = r.json() if r.status_code == 200 else {}
+    headline, cells = report.get("headline", r.text[:300]), _released_test_cells()
+    print(f"  Validate of the untouched copy: {headline}")
+    check(f"Validate of an untouched copy: 0 of the {cells} visible test cells passed, the rest graded later",
+          report.get("status") == "failed" and headline.startswith(f"0 of {cells} visible test cells passed")
+          and "graded later" in headline, r.text[:800])
+    messages = [f.get("message", "") for f in report.get("failures", [])]
+    check("... each failure leads with its message, the stubs' saying they are not done yet",
+          len(messages) == cells and all(messages) and any("not done yet" in m for m in messages),
+          sorted(set(messages)))
+    check("... her code ran in the grading sandbox", not any("without the grading sandbox" in n
+                                                             for n in report.get("notes", [])), report.get("notes"))
+    check("... in her server's control group (her memory and task limits)",
+          isinstance(cgroups, str) and f"{COURSE_ID}-hub/{PARTIAL}" in cgroups, cgroups)
 
 
 VALIDATE_LIMIT = """
@@ -1170,15 +1322,15 @@ def _load_jupyter_server_extension(app):
 """
 
 
-def _plant_eve_extension():
+def _plant_eve_extension(user=HOSTILE):
     """What she does before her server starts: her own server extension, loaded by her ~/.jupyter."""
-    home = Path(pwd.getpwnam(HOSTILE).pw_dir)
+    home = Path(pwd.getpwnam(user).pw_dir)
     (home / ".eve").mkdir(exist_ok=True)
     (home / ".eve" / "eve_notes.py").write_text(EVE_EXTENSION)
     (home / ".jupyter" / "jupyter_server_config.py").write_text(f"import sys\nsys.path.insert(0, {str(home / '.eve')!r})\n")
     (home / ".jupyter" / "jupyter_server_config.json").write_text(json.dumps(
         {"ServerApp": {"jpserver_extensions": {"eve_notes": True, "nbgrader.server_extensions.formgrader": False}}}))
-    subprocess.run(["chown", "-R", f"{HOSTILE}:{HOSTILE}", str(home / ".eve"), str(home / ".jupyter")], check=True)
+    subprocess.run(["chown", "-R", f"{user}:{user}", str(home / ".eve"), str(home / ".jupyter")], check=True)
 
 
 @stage
@@ -1666,3 +1818,184 @@ def test_teardown_stops_everything(d, check):
     check("an account that existed before the deployment is kept", _exists(OLD_TA))
     left_groups = [g for g in (GROUP, GRADERS) if g in {x.gr_name for x in grp.getgrall()}]
     check("its groups are removed", not left_groups, left_groups)
+
+
+# -- 12. behind a reverse proxy: nginx speaks HTTPS, the hub plain HTTP on the loopback ---------
+
+BEHIND = f"mlfcp-{RUN}"                   # a second, small deployment of this run, made with --behind-proxy
+BEHIND_PREFIX = Path(f"/opt/{BEHIND}")
+BEHIND_DOMAIN = f"{BEHIND}.localhost"
+BEHIND_STUDENT, BEHIND_HOSTILE = f"mlp{RUN}-ada", f"mlp{RUN}-eve"
+BEHIND_USERS = (f"mlp{RUN}-teacher", BEHIND_STUDENT, BEHIND_HOSTILE, f"{BEHIND}-course")
+
+
+def _nginx_conf(folder, site):
+    """A whole nginx configuration of the test's own (its pid, logs and temporary files in ``folder``) around
+    the site that setup.sh wrote."""
+    temp = " ".join(f"{kind}_temp_path {folder / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi",
+                                                                        "scgi"))
+    conf = folder / "nginx.conf"
+    conf.write_text(f"user nobody nogroup;\nworker_processes 1;\npid {folder / 'nginx.pid'};\nerror_log {folder / 'error.log'};\n"
+                    f"daemon off;\nevents {{ worker_connections 256; }}\n"
+                    f"http {{\n  access_log {folder / 'access.log'};\n  {temp}\n  include {site};\n}}\n")
+    return conf
+
+
+@pytest.fixture(scope="module")
+def behind_nginx():
+    """A deployment made with ``setup.sh --domain NAME --behind-proxy``, and a real nginx in front of it.
+
+    nginx runs the site configuration that setup.sh wrote (PREFIX/etc/nginx-course.conf, from
+    deploy/nginx-course.conf.example) with a certificate made for the run; the one change is its
+    listen line, bound to 127.0.0.1 here (the example listens on every address of the machine).
+    """
+    _require_root()
+    if shutil.which("nginx") is None:
+        reason = "nginx is not installed (scripts/system-deps.sh installs it as root): apt-get install nginx"
+        if os.environ.get("COURSE_REQUIRE_DEPLOY") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    hub_port, pg_port, public_port = _free_ports(4), _free_ports(1), _free_ports(1)
+    while hub_port <= pg_port <= hub_port + 3 or hub_port <= public_port <= hub_port + 3 or pg_port == public_port:
+        pg_port, public_port = _free_ports(1), _free_ports(1)
+    clone, folder = Path(f"/var/tmp/{BEHIND}-clone"), Path(f"/var/tmp/{BEHIND}-nginx")
+    undo_names, verify_before = _resolve_localhost_names(), TLS["verify"]
+    teardown = [str(ROOT / "deploy" / "teardown.sh"), "--prefix", str(BEHIND_PREFIX)]
+    nginx = None
+    try:
+        _clone_course(clone)
+        cert, key = _make_certificate(folder / "tls", BEHIND_DOMAIN)
+        TLS["verify"] = str(cert)
+        shell = Shell(SOFTWARE / "venv")
+        shell.run([str(clone / "deploy" / "setup.sh"), "--prefix", str(BEHIND_PREFIX), "--software", str(SOFTWARE),
+                   "--course-id", BEHIND, "--instructor", BEHIND_USERS[0], "--students",
+                   f"{BEHIND_STUDENT} {BEHIND_HOSTILE}", "--group", f"mlp{RUN}-students", "--hub-port", str(hub_port),
+                   "--pg-port", str(pg_port), "--domain", BEHIND_DOMAIN, "--behind-proxy", "--public-port",
+                   str(public_port), "--tls-cert", str(cert), "--tls-key", str(key)], timeout=1200)
+        site = BEHIND_PREFIX / "etc" / "nginx-course.conf"
+        text = site.read_text()
+        local = folder / "nginx-course.conf"
+        local.write_text(text.replace(f"listen {public_port} ssl;", f"listen 127.0.0.1:{public_port} ssl;"))
+        nginx = subprocess.Popen(["nginx", "-c", str(_nginx_conf(folder, local)), "-p", str(folder)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+        def listening():
+            with socket.create_connection(("127.0.0.1", public_port), timeout=5):
+                return True
+        if not _wait(lambda: nginx.poll() is None and listening(), timeout=60):
+            pytest.fail(f"nginx did not start: {nginx.stderr.read().decode()[-600:] if nginx.poll() is not None else ''}"
+                        f"{(folder / 'error.log').read_text()[-600:] if (folder / 'error.log').exists() else ''}")
+        _plant_eve_extension(BEHIND_HOSTILE)
+        yield {"base": f"https://{BEHIND_DOMAIN}:{public_port}", "hub_port": hub_port, "site": text,
+               "folder": folder, "shell": shell, "passwords": {}, "people": {}}
+    finally:
+        if nginx is not None:
+            nginx.terminate()
+            nginx.wait(timeout=60)
+        subprocess.run(teardown + ["--uninstall"], capture_output=True, text=True, timeout=180)
+        for user in BEHIND_USERS:
+            if _exists(user):
+                subprocess.run(["userdel", "--remove", user], capture_output=True)
+        for group in (f"mlp{RUN}-students", f"formgrade-{BEHIND}", f"{BEHIND}-course"):
+            subprocess.run(["groupdel", group], capture_output=True)
+        for path in (clone, folder, BEHIND_PREFIX):
+            shutil.rmtree(path, ignore_errors=True)
+        TLS["verify"] = verify_before
+        undo_names()
+
+
+_OWN_ORIGIN = """async () => { %s }"""   # EVE_PAGE's script in a page of the student's own server: what it got
+
+
+def test_behind_nginx_with_tls_a_student_works_and_origins_stay_apart(behind_nginx, check, browser):
+    """nginx terminates TLS; a student logs in, starts her server on her own host name, runs a kernel over a
+    WebSocket through nginx; the same script that drives her server from her own page fails from a
+    classmate's page, through the proxy too."""
+    import requests
+    p = behind_nginx
+    try:
+        _behind_nginx(p, check, browser, requests)
+    finally:
+        check.node.user_properties.append(("checks_summary", f"deploy, behind nginx: {check.summary()}"))
+    assert not check.failed, "failed checks:\n" + "\n".join(f"  {n}: {x}" for n, x in check.failed)
+
+
+def _behind_nginx(p, check, browser, requests):
+    base, site = p["base"], p["site"]
+    check("setup wrote nginx's site for the domain and each user's host, with WebSockets",
+          f"server_name {BEHIND_DOMAIN} *.{BEHIND_DOMAIN};" in site and "proxy_set_header Upgrade" in site
+          and f"proxy_pass http://127.0.0.1:{p['hub_port']};" in site, site[-600:])
+    r = requests.get(f"http://127.0.0.1:{p['hub_port']}/hub/api", timeout=30)
+    check("the hub itself speaks plain HTTP, on the loopback only", r.status_code == 200, r.status_code)
+    listening = subprocess.run(["ss", "-Hltn", f"sport = :{p['hub_port']}"], capture_output=True, text=True).stdout
+    check("... bound to 127.0.0.1", listening and all("127.0.0.1:" in ln for ln in listening.splitlines()), listening)
+    for user in (BEHIND_STUDENT, BEHIND_HOSTILE):
+        _set_password(p, user)
+        person = HubUser(base, user)
+        r, _ = person.login(p["passwords"][user])
+        check(f"{user} logs in through nginx", r.status_code == 302, f"{r.status_code} {r.text[-300:]}")
+        p["people"][user] = person
+    ada, eve = p["people"][BEHIND_STUDENT], p["people"][BEHIND_HOSTILE]
+    hub_cookies = [c for c in ada.session.cookies if c.name.startswith("__Host-")]
+    check("the hub's login cookie is host-only and Secure (__Host-), though the hub sees plain HTTP",
+          hub_cookies and all(c.secure for c in hub_cookies), [(c.name, c.domain, c.secure) for c in
+                                                               ada.session.cookies])
+    for person in (ada, eve):
+        person.start_server()
+    for person in (ada, eve):
+        check(f"{person.name}'s server is ready (the hub's progress events through nginx)", *person.wait_ready())
+        person.make_token()
+    check("her server has a host name of its own", urlsplit(ada.url()).hostname == f"{BEHIND_STUDENT}.{BEHIND_DOMAIN}",
+          ada.url())
+    status, out = ada.run_code("print(6 * 7)")
+    check("her kernel runs code over a WebSocket through nginx (wss://<her host>)", status == "ok"
+          and out.strip() == "42", f"{status} {out}")
+    log = (p["folder"] / "access.log").read_text()
+    check("nginx carried the WebSocket (101 Switching Protocols on her kernel's channels)",
+          re.search(r'"GET /user/[^ ]+/api/kernels/[^ ]+/channels[^"]*" 101 ', log), log[-600:])
+    # her browser: the same script, from a page of her own server, then from a page of her classmate's
+    r = ada.server("POST", "/api/terminals")
+    terminal = r.json().get("name") if r.status_code == 200 else None
+    r = ada.server("POST", "/api/kernels", json={"name": "python3"})
+    kernel = r.json().get("id") if r.status_code == 201 else None
+    check("she has a terminal and a kernel open", terminal and kernel, f"{terminal} {kernel}")
+    script = EVE_PAGE.replace("TA_SERVER", ada.url()).replace("TERMINAL", str(terminal)).replace("KERNEL", str(kernel))
+    home = Path(pwd.getpwnam(BEHIND_STUDENT).pw_dir)
+    (Path(pwd.getpwnam(BEHIND_HOSTILE).pw_dir) / ".eve" / "page.html").write_text(script)
+    context = browser.new_context(ignore_https_errors=True)
+    try:
+        tab = context.new_page()
+        tab.goto(f"{base}/hub/login")
+        tab.fill("input[name=username]", BEHIND_STUDENT)
+        tab.fill("input[name=password]", p["passwords"][BEHIND_STUDENT])
+        tab.click("input[type=submit], button[type=submit]")
+        tab.wait_for_url(re.compile(r".*/(user|hub)/.*"))
+        tab.goto(ada.url("/api/status"))                 # her server's cookie, set through nginx
+        # a page of her server's own origin whose policy lets a script connect (the API's does not)
+        tab.goto(ada.url("/no-such-page"))
+        body = script.split("<script>", 1)[1].split("</script>", 1)[0]
+        own = tab.evaluate(_OWN_ORIGIN % body.replace("\nattempt();", "\nawait attempt();\nreturn R;"))
+        made = _wait(lambda: {p_.name for p_ in home.glob("pwned-*")} >= {"pwned-by-kernel.txt", "pwned-by-terminal.txt"},
+                     timeout=60)
+        print(f"  the script from her own page, through nginx: {own}")
+        # (its PUT reaches her server with her cookie and is answered; without the XSRF token, which
+        # JupyterLab sends and the script does not, the answer is 403)
+        check("from her own page the script drives her terminal and kernel (her cookie and WebSockets through "
+              "nginx), and her server answers its request for her files", own.get("terminal") == "open"
+              and own.get("kernel") == "open" and made and isinstance(own.get("contents"), int),
+              f"{own} {sorted(x.name for x in home.glob('pwned-*'))}")
+        for f in home.glob("pwned-*"):
+            f.unlink()
+        page = eve.url("/eve-notes")
+        tab.goto(page)
+        tab.wait_for_function("window.__eve_done !== undefined")
+        theirs = tab.evaluate("window.__eve_done")
+    finally:
+        context.close()
+    ada.server("DELETE", f"/api/terminals/{terminal}")
+    ada.server("DELETE", f"/api/kernels/{kernel}")
+    written = sorted(x.name for x in home.glob("pwned-*"))
+    print(f"  the script from her classmate's page, through nginx: {theirs}; written in her home: {written}")
+    check("from her classmate's page (another host) it reaches nothing of hers, through nginx too",
+          not written and theirs.get("terminal") != "open" and theirs.get("kernel") != "open"
+          and theirs.get("contents") not in (200, 201), f"{theirs} {written}")

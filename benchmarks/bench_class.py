@@ -13,8 +13,8 @@ in one run on this machine:
   resubmission: regrade that student, make that student's feedback, export the class's grades
   (each a ``python -m grading`` command, as ``make`` runs it).
 
-Goals (issue of the course's grading at scale): 300 submissions in under 5 minutes on a
-2-core machine, a one-student regrade in under 10 s.
+Goals: 300 submissions in at most 150 s on a 2-core machine (the CPU they need is printed too:
+its half is the least wall time two idle cores could take), a one-student regrade in under 5 s.
 
     python -m benchmarks.bench_class [N] [PLAIN_N]      # default N=300, PLAIN_N=30
     BENCH_CLASS_SIZE=40 python -m benchmarks            # smaller class in the whole suite
@@ -201,7 +201,8 @@ def main(n=None, plain_n=None):
               f"CPU {100 * cpl / wpl / cores:5.1f} %; course parallel per submission / plain = "
               f"{(wp / n) / (wpl / plain_n):.2f}")
         if n >= 300:
-            print(f"  goal: 300 in under 300 s (aim 150): {'met' if wp * 300 / n < 300 else 'NOT met'}")
+            print(f"  goal: 300 in at most 150 s: {'met' if wp * 300 / n <= 150 else 'NOT met'} "
+                  f"(the CPU it used allows {cp / cores:.0f} s on {cores} idle core(s))")
 
         wn, _, _ = _grade(parallel)
         print(f"  nothing changed, rerun: {wn:7.1f} s")
@@ -213,7 +214,7 @@ def main(n=None, plain_n=None):
         wr, _, _ = _grade(parallel, student="s0001")
         wfs = _command(parallel, "feedback", ASSIGNMENT, "--student", "s0001")
         wg = _command(parallel, "grades", ASSIGNMENT)
-        print(f"  one-student regrade (STUDENT=s0001): {wr:5.1f} s (goal < 10 s)")
+        print(f"  one-student regrade (STUDENT=s0001): {wr:5.1f} s (goal < 5 s)")
         print(f"  TA round trip: regrade {wr:.1f} s + feedback (STUDENT=s0001) {wfs:.1f} s + "
               f"grades export {wg:.1f} s = {wr + wfs + wg:.1f} s")
 

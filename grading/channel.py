@@ -12,8 +12,8 @@ every exchange has a deadline and a size bound and checks what comes back:
 * nothing read from the pipe is kept beyond one message;
 * time is counted two ways: the **CPU time** of the student's process tree (every process
   the sandbox holds, its threads, and the children they waited for), read from ``/proc``
-  every :data:`WATCH_INTERVAL` seconds and after every reply, against a request's CPU
-  deadline; and wall-clock time, a backstop for code that sleeps or blocks (a
+  every :data:`WATCH_INTERVAL` seconds (more often as the limit nears) and after every
+  reply, against a request's CPU deadline; and wall-clock time, a backstop for code that sleeps or blocks (a
   :class:`CallTimeout` says which ran out);
 * while a cell runs the worker writes a progress line before each top-level statement; the
   last one read tells which statement was running when the cell was stopped
@@ -42,10 +42,16 @@ from pathlib import Path
 from . import wire
 from .sandbox import SCRATCH, fresh_uid, kill_user_processes
 
-__all__ = ["Worker", "ChannelError", "WorkerDied", "CallTimeout", "ScratchExceeded", "WATCH_INTERVAL", "tree_cpu"]
+__all__ = ["Worker", "ChannelError", "WorkerDied", "CallTimeout", "ScratchExceeded", "WATCH_INTERVAL", "MIN_WATCH_INTERVAL",
+           "tree_cpu"]
 
 WATCH_INTERVAL = 0.2
 """Seconds between two counts of the scratch space's files while the student's code runs."""
+
+MIN_WATCH_INTERVAL = 0.01
+"""Seconds between two checks of the CPU time near a request's CPU limit (``/proc`` counts it in 10 ms ticks)."""
+
+_CORES = os.cpu_count() or 1
 
 
 class ChannelError(RuntimeError):
@@ -277,12 +283,21 @@ class Worker:
         return tree_cpu(self.proc.pid)
 
     def _watch(self):
-        """The checks made while a request runs: the scratch space, and the CPU deadline."""
+        """The checks made while a request runs: the scratch space, and the CPU deadline.
+
+        Returns the wall seconds until the next check: :data:`WATCH_INTERVAL`, or less when the CPU
+        time left could run out sooner (every core busy), so that a cell is stopped close to its
+        limit rather than up to an interval after it.
+        """
         self.check_scratch()
-        if self._cpu_deadline is not None:
-            used = self.cpu_seconds()
-            if used is not None and used > self._cpu_deadline:
-                raise CallTimeout(cpu=True)
+        if self._cpu_deadline is None:
+            return WATCH_INTERVAL
+        used = self.cpu_seconds()
+        if used is None:
+            return WATCH_INTERVAL
+        if used > self._cpu_deadline:
+            raise CallTimeout(cpu=True)
+        return min(WATCH_INTERVAL, max(MIN_WATCH_INTERVAL, (self._cpu_deadline - used) / _CORES))
 
     def _read(self, deadline, rid=None):
         fd = self.proc.stdout.fileno()
@@ -311,8 +326,7 @@ class Worker:
                 if now >= deadline:
                     raise CallTimeout()
                 if now >= watch:
-                    self._watch()
-                    watch = now + WATCH_INTERVAL
+                    watch = now + self._watch()
                 if not sel.select(max(0.0, min(deadline, watch) - now)):
                     continue
                 chunk = os.read(fd, 1 << 20)

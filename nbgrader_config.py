@@ -39,7 +39,7 @@ c.Autograde.sanitize_preprocessors = [
     "grading.preprocessors.TrustOnlyTheGradebook",  # cell metadata from the gradebook, never the student's
     "grading.classrun.RestoreUnchangedTests",       # hidden tests back in untouched test cells, quietly
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "nbgrader.preprocessors.OverwriteCells",
+    "grading.preprocessors.OverwriteCells",         # nbgrader's, answered from the gradebook read once per run
     "grading.preprocessors.CheckCellMetadata",      # nbgrader's check, its schema compiled once
 ]
 c.Autograde.autograde_preprocessors = [

@@ -181,6 +181,12 @@ class ClassRun:
                                          + (f" (found {', '.join(f + '.ipynb' for f in found)})" if found else ""))
         return missing
 
+    def begin_notebooks(self, notebooks):
+        """:meth:`begin` for the submission whose notebook paths nbgrader is about to grade (its student is read
+        from the paths: nbgrader's own student id may be a pattern)."""
+        student, _ = _student_of(self.course, notebooks[0])
+        return self.begin(student, [Path(n).stem for n in notebooks])
+
     def finish(self, student, *, failure=None):
         """The grading of ``student``'s submission ended: record its outcome, once.
 
@@ -336,7 +342,7 @@ def before_autograde(assignment=None, student=None, notebooks=(), **_):
 
 def _before_autograde(notebooks):
     course = Course(os.getcwd())
-    student, assignment = _student_of(course, notebooks[0])
+    _, assignment = _student_of(course, notebooks[0])
     run = ClassRun(course, assignment)
     if not run.gradebook_current():
         try:
@@ -345,7 +351,7 @@ def _before_autograde(notebooks):
             import sys
             print(f"grading: the gradebook could not be brought up to date with source/{assignment} ({exc}); "
                   f"run `make release ASSIGNMENT={assignment}` in {course.root}", file=sys.stderr)
-    run.begin(student, [Path(n).stem for n in notebooks])
+    run.begin_notebooks(notebooks)
 
 
 class RecordingExporter(NotebookExporter):

@@ -216,11 +216,12 @@ class CourseAutograde(Autograde):
 
     def run_pre_convert_hook(self):
         """The class run's :meth:`grading.classrun.ClassRun.begin` (it brought the gradebook up to date when it started)."""
-        if self.classrun is None:
+        if self.classrun is None or not self.notebooks:
             return super().run_pre_convert_hook()
-        from pathlib import Path
-
-        self.classrun.begin(self.coursedir.student_id, [Path(n).stem for n in self.notebooks])
+        try:
+            self.classrun.begin_notebooks(self.notebooks)
+        except Exception:                   # as nbgrader treats a failing hook: said, and the grading goes on
+            self.log.error("the course's record of this grading could not be started", exc_info=True)
 
     def _init_preprocessors(self):
         if self._sanitizing and self.prepared:

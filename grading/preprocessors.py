@@ -18,17 +18,24 @@ Sanitizing (before anything runs):
 Autograding: :class:`CourseExecute` in place of nbgrader's ``Execute``; its options are the
 one place a submission's limits come from (:meth:`CourseExecute.limits`).
 
+nbgrader's own steps that asked the gradebook the same questions for every submission, or
+committed after every grade, run as the course's subclasses: :class:`OverwriteCells` (answered
+from the gradebook's copy of the notebook that a class run reads once) and
+:class:`SaveAutoGrades` (a notebook's scores committed together). Their decisions are nbgrader's.
+
 Both steps end with :class:`CheckCellMetadata`, nbgrader's check of the cells' metadata
 with its JSON schema compiled once (nbgrader's recompiles it for every cell).
 """
 import hashlib
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import jsonschema
 from nbgrader.nbgraderformat.common import BaseMetadataValidator, SchemaTooNewError, SchemaTooOldError
 from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.preprocessors import OverwriteCells as _OverwriteCells
 from nbgrader.preprocessors import SaveAutoGrades as _SaveAutoGrades
 from traitlets import Dict, Float, Integer, Unicode
 
@@ -40,8 +47,8 @@ from .limits import GradingLimits
 from .plan import submission_digest
 from .withhold import withheld_names
 
-__all__ = ["CheckCellMetadata", "CourseExecute", "RefuseLinks", "SaveAutoGrades", "TrustOnlyTheGradebook", "source_notebook",
-           "submission_folder", "trusted_metadata"]
+__all__ = ["CheckCellMetadata", "CourseExecute", "OverwriteCells", "RefuseLinks", "SaveAutoGrades", "TrustOnlyTheGradebook",
+           "source_notebook", "submission_folder", "trusted_metadata"]
 
 
 def submission_folder(config, assignment, student):
@@ -396,3 +403,62 @@ class _CommitAtTheEnd:
 
     def __getattr__(self, name):
         return getattr(self._gradebook, name)
+
+
+class OverwriteCells(_OverwriteCells):
+    """nbgrader's ``OverwriteCells``, answered from the gradebook's copy of the notebook that the run read once.
+
+    For every cell with a ``grade_id`` nbgrader asks the gradebook for the instructor's source,
+    checksum and points (two queries a cell, for every submission). A class run reads those
+    answers once (``resources["grading"]["book"]``, a :class:`grading.gradebook.SourceNotebook`)
+    and nbgrader's own code runs on them here: same restorations, same warnings. Without them
+    (``nbgrader autograde``, the Formgrader) this is nbgrader's step as it is.
+    """
+
+    def preprocess(self, nb, resources):
+        book = (resources.get("grading") or {}).get("book")
+        if book is None:
+            return super().preprocess(nb, resources)
+        self.notebook_id = resources["nbgrader"]["notebook"]
+        self.assignment_id = resources["nbgrader"]["assignment"]
+        self.db_url = resources["nbgrader"]["db_url"]
+        self.gradebook = _BookAnswers(book)
+        nb, resources = NbGraderPreprocessor.preprocess(self, nb, resources)
+        if self.add_missing_cells:
+            nb, resources = self.add_missing_grade_cells(nb, resources)
+            nb, resources = self.add_missing_task_cells(nb, resources)
+        return nb, resources
+
+
+class _BookAnswers:
+    """The gradebook's answers ``OverwriteCells`` asks for, from a :class:`grading.gradebook.SourceNotebook`."""
+
+    @dataclass(frozen=True)
+    class _Graded:
+        name: str
+        max_score: float
+
+    def __init__(self, book):
+        self.book = book
+        self.source_cells = list(book.cells.values())
+        self.grade_cells = [self._Graded(name, points) for name, points in book.points.items()]
+        self.task_cells = [self._Graded(name, points) for name, points in book.tasks.items()]
+        self.solution_cells = [self._Graded(name, 0.0) for name in book.cells if name in book.solutions]
+
+    def find_source_cell(self, name, notebook, assignment):
+        from nbgrader.api import MissingEntry
+
+        if name not in self.book.cells:
+            raise MissingEntry(f"No such source cell: {name}")
+        return self.book.cells[name]
+
+    def find_graded_cell(self, name, notebook, assignment):
+        from nbgrader.api import MissingEntry
+
+        for graded in self.grade_cells + self.task_cells:
+            if graded.name == name:
+                return graded
+        raise MissingEntry(f"No such graded cell: {name}")
+
+    def find_notebook(self, notebook, assignment):
+        return self

@@ -400,14 +400,16 @@ def test_offline_the_loaders_say_so_in_one_line_and_fail_fast(offline):
 
 
 def test_one_failed_connection_spares_the_other_files_the_wait(offline, monkeypatch):
+    import urllib.request  # (course_lib.data imports it when it downloads)
+
     calls = []
-    real_urlopen = cl.data.urllib.request.urlopen
+    real_urlopen = urllib.request.urlopen
 
     def counting_urlopen(url, *args, **kwargs):
         calls.append(url)
         return real_urlopen(url, *args, **kwargs)
 
-    monkeypatch.setattr(cl.data.urllib.request, "urlopen", counting_urlopen)
+    monkeypatch.setattr(urllib.request, "urlopen", counting_urlopen)
     for name in ("hw1_15_train.dat", "hw1_18_train.dat", "hw1_18_test.dat"):
         with pytest.raises(cl.DataUnavailableError, match=name):
             cl.load_homework(name)

@@ -137,6 +137,7 @@ class Worker:
         self.scratch_peak = 0    # the most entries counted in the scratch space of any start
         self.progress = None     # the last statement the current request said it started (exec)
         self._cpu_deadline = None
+        self._cpu_seen = None    # (the last reading of cpu_seconds(), when it was read)
 
     def start(self):
         # as root, every start gets its own user id: its process limit is its own, and nothing
@@ -153,6 +154,7 @@ class Worker:
             if self.sandbox.course_lib is not None:
                 env.update(GRADING_FIRST_ON_PATH=str(Path(self.sandbox.course_lib).parent))
         env.update(MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+        self._cpu_seen = None
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      cwd=cwd, env=env,
                                      preexec_fn=self.sandbox.preexec())
@@ -280,7 +282,17 @@ class Worker:
         """CPU seconds the student's process tree has used since it started (None when it is gone)."""
         if self.proc is None:
             return None
-        return tree_cpu(self.proc.pid)
+        used = tree_cpu(self.proc.pid)
+        self._cpu_seen = None if used is None else (used, time.monotonic())
+        return used
+
+    def _cpu_at_most(self):
+        """An upper bound of :meth:`cpu_seconds` now, without reading ``/proc``: the last reading plus every core
+        busy since (None before any reading)."""
+        if self._cpu_seen is None:
+            return None
+        used, when = self._cpu_seen
+        return used + (time.monotonic() - when) * _CORES
 
     def _watch(self):
         """The checks made while a request runs: the scratch space, and the CPU deadline.
@@ -292,7 +304,9 @@ class Worker:
         self.check_scratch()
         if self._cpu_deadline is None:
             return WATCH_INTERVAL
-        used = self.cpu_seconds()
+        used = self._cpu_at_most()
+        if used is None or used >= self._cpu_deadline - MIN_WATCH_INTERVAL:    # it may have run out: read it
+            used = self.cpu_seconds()
         if used is None:
             return WATCH_INTERVAL
         if used > self._cpu_deadline:

@@ -1301,6 +1301,30 @@ async function attempt() {
 attempt();
 </script></body></html>"""
 
+
+def _browser_login(tab, base, user, password, server):
+    """Log ``user`` in on the hub's page in ``tab``, then visit ``server`` (a HubUser) so its cookie is set."""
+    tab.goto(f"{base}/hub/login")
+    tab.fill("input[name=username]", user)
+    tab.fill("input[name=password]", password)
+    tab.click("input[type=submit], button[type=submit]")
+    tab.wait_for_url(re.compile(r".*/(user|hub)/.*"))
+    tab.goto(server.url("/api/status"))
+
+
+def _eve_outcome(tab, page):
+    """Open the hostile student's ``page`` in ``tab`` and return what its script reached (``window.__eve_done``)."""
+    tab.goto(page)
+    tab.wait_for_function("window.__eve_done !== undefined")
+    return tab.evaluate("window.__eve_done")
+
+
+def _close_eve(server, terminal, kernel, home):
+    """Close the terminal and kernel the script aimed at; the names of the files it wrote in ``home``."""
+    server.server("DELETE", f"/api/terminals/{terminal}")
+    server.server("DELETE", f"/api/kernels/{kernel}")
+    return sorted(x.name for x in home.glob("pwned-*"))
+
 EVE_EXTENSION = """
 import json, os
 from tornado import web
@@ -1357,20 +1381,11 @@ def test_a_page_of_her_server_cannot_drive_the_tas_terminal_or_kernel(d, check, 
     context = browser.new_context(ignore_https_errors=True)
     try:
         tab = context.new_page()
-        tab.goto(f"{d['base']}/hub/login")
-        tab.fill("input[name=username]", TA)
-        tab.fill("input[name=password]", d["passwords"][TA])
-        tab.click("input[type=submit], button[type=submit]")
-        tab.wait_for_url(re.compile(r".*/(user|hub)/.*"))
-        tab.goto(ta.url("/api/status"))                  # his server's cookie, as after working in it
-        tab.goto(page)
-        tab.wait_for_function("window.__eve_done !== undefined")
-        outcome = tab.evaluate("window.__eve_done")
+        _browser_login(tab, d["base"], TA, d["passwords"][TA], ta)    # his server's cookie, as after working in it
+        outcome = _eve_outcome(tab, page)
     finally:
         context.close()
-    ta.server("DELETE", f"/api/terminals/{terminal}")
-    ta.server("DELETE", f"/api/kernels/{kernel}")
-    written = sorted(p.name for p in ta_home.glob("pwned-*"))
+    written = _close_eve(ta, terminal, kernel, ta_home)
     print(f"  her page in the TA's browser: {outcome}; written in his home: {written}")
     attempt(d, check, "drive the TA's terminal, kernel or files from a page her server serves",
             not written and outcome.get("terminal") != "open" and outcome.get("kernel") != "open"
@@ -1965,12 +1980,7 @@ def _behind_nginx(p, check, browser, requests):
     context = browser.new_context(ignore_https_errors=True)
     try:
         tab = context.new_page()
-        tab.goto(f"{base}/hub/login")
-        tab.fill("input[name=username]", BEHIND_STUDENT)
-        tab.fill("input[name=password]", p["passwords"][BEHIND_STUDENT])
-        tab.click("input[type=submit], button[type=submit]")
-        tab.wait_for_url(re.compile(r".*/(user|hub)/.*"))
-        tab.goto(ada.url("/api/status"))                 # her server's cookie, set through nginx
+        _browser_login(tab, base, BEHIND_STUDENT, p["passwords"][BEHIND_STUDENT], ada)   # her cookie, through nginx
         # a page of her server's own origin whose policy lets a script connect (the API's does not)
         tab.goto(ada.url("/no-such-page"))
         body = script.split("<script>", 1)[1].split("</script>", 1)[0]
@@ -1986,15 +1996,10 @@ def _behind_nginx(p, check, browser, requests):
               f"{own} {sorted(x.name for x in home.glob('pwned-*'))}")
         for f in home.glob("pwned-*"):
             f.unlink()
-        page = eve.url("/eve-notes")
-        tab.goto(page)
-        tab.wait_for_function("window.__eve_done !== undefined")
-        theirs = tab.evaluate("window.__eve_done")
+        theirs = _eve_outcome(tab, eve.url("/eve-notes"))
     finally:
         context.close()
-    ada.server("DELETE", f"/api/terminals/{terminal}")
-    ada.server("DELETE", f"/api/kernels/{kernel}")
-    written = sorted(x.name for x in home.glob("pwned-*"))
+    written = _close_eve(ada, terminal, kernel, home)
     print(f"  the script from her classmate's page, through nginx: {theirs}; written in her home: {written}")
     check("from her classmate's page (another host) it reaches nothing of hers, through nginx too",
           not written and theirs.get("terminal") != "open" and theirs.get("kernel") != "open"

@@ -38,7 +38,7 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.DeduplicateIds",
     "grading.preprocessors.TrustOnlyTheGradebook",  # cell metadata from the gradebook, never the student's
     "grading.classrun.RestoreUnchangedTests",       # hidden tests back in untouched test cells, quietly
-    "nbgrader.preprocessors.OverwriteKernelspec",
+    "grading.preprocessors.OverwriteKernelspec",    # nbgrader's, answered from the gradebook read once per run
     "grading.preprocessors.OverwriteCells",         # nbgrader's, answered from the gradebook read once per run
     "grading.preprocessors.CheckCellMetadata",      # nbgrader's check, its schema compiled once
 ]
@@ -47,8 +47,8 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
-    "grading.preprocessors.SaveAutoGrades",          # nbgrader's, each notebook's scores in one commit
-    "nbgrader.preprocessors.AssignLatePenalties",
+    "grading.preprocessors.SaveAutoGrades",         # nbgrader's, each notebook's scores in one commit
+    "grading.preprocessors.AssignLatePenalties",    # nbgrader's, in a class run's one gradebook
     "grading.preprocessors.CheckCellMetadata",      # nbgrader's check, its schema compiled once
 ]
 # Every path that autogrades (make autograde, nbgrader autograde, the Formgrader's button,

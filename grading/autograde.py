@@ -206,7 +206,8 @@ class _ClassGrading:
 
     def __init__(self, course, assignment, cfg, logger):
         self.course, self.assignment, self.cfg, self.logger = course, assignment, cfg, logger
-        self.run = ClassRun(course, assignment, config=cfg)
+        self.gradebook = gbk.RunGradebook(course.db_url, course.course_id)
+        self.run = ClassRun(course, assignment, config=cfg, gradebook=self.gradebook)
         self.notebooks = course.notebooks(assignment)
         self.books = read_books(course.db_url, assignment, self.notebooks)
         self.jobs = JobMaker(cfg, assignment, books=self.books)
@@ -243,9 +244,9 @@ class _ClassGrading:
         one.CourseDirectory.student_id = student
         converter = CourseAutograde(coursedir=CourseDirectory(config=one), config=one, log=self.logger,
                                     prepared=prepared, results=results_of(self.notebooks, result, error),
-                                    books=self.books, classrun=self.run)
+                                    books=self.books, classrun=self.run, gradebook=self.gradebook)
         try:
-            with gbk.quiet():
+            with self.gradebook.use():                 # one session for the submission's bookkeeping
                 converter.start()
         except NbGraderException:
             pass                                       # the reason is in the student's record
@@ -370,6 +371,7 @@ def autograde(root, assignment, *, overrides=None, echo=print, student=None, for
         raise
     finally:
         close()
+        grading.gradebook.close()
     wall = timed()[0] - start[0]
     records = grading.run.book.all()
     status = {s: records[s].to_dict() for s in students if s in records}

@@ -100,13 +100,20 @@ class ClassRun:
     config : traitlets.config.Config, optional
         The configuration the submissions are graded with (default: the course's); its
         grading settings go into each record's ``source`` digest.
+    gradebook : grading.gradebook.RunGradebook, optional
+        The class run's gradebook, used for every write (default: the course's gradebook,
+        opened for each).
     """
 
-    def __init__(self, course, assignment, config=None):
+    def __init__(self, course, assignment, config=None, *, gradebook=None):
         self.course, self.assignment = course, assignment
         self.config = config if config is not None else course.nbgrader_config()
         self.book = StatusBook(course, assignment)
+        self.gradebook = gradebook
         self._source = None
+
+    def _gradebook(self):
+        return self.gradebook.use() if self.gradebook is not None else gbk.open_gradebook(self.course)
 
     # -- what was graded ------------------------------------------------------------------------
     @property
@@ -130,7 +137,7 @@ class ClassRun:
         if self.book.meta().get("synced") != self.source_files_digest():
             return False
         try:
-            with gbk.open_gradebook(self.course) as gb:
+            with self._gradebook() as gb:
                 a = gb.find_assignment(self.assignment)
                 return sorted(nb.name for nb in a.notebooks) == self.course.notebooks(self.assignment)
         except MissingEntry:
@@ -147,7 +154,7 @@ class ClassRun:
 
         from nbgrader.api import MissingEntry
 
-        with gbk.open_gradebook(self.course) as gb:
+        with self._gradebook() as gb:
             try:
                 a = gb.find_assignment(self.assignment)
             except MissingEntry:
@@ -169,7 +176,7 @@ class ClassRun:
         recorded as ungraded at once (whatever nbgrader then makes of the rest).
         """
         old = self.book.read(student) or StudentStatus(student)
-        with gbk.open_gradebook(self.course) as gb:
+        with self._gradebook() as gb:
             before = gbk.manual_marks(gb, self.assignment, student)
         wanted = self.course.notebooks(self.assignment)
         missing = tuple(n for n in wanted if n not in set(notebooks_found))
@@ -200,7 +207,7 @@ class ClassRun:
         before = old.before or {}
         folder = self.folder(student)
         notebooks = self.course.notebooks(self.assignment)
-        with gbk.open_gradebook(self.course) as gb:
+        with self._gradebook() as gb:
             if failure is not None:
                 gbk.forget(gb, self.assignment, student, keep_manual=True)
                 graded_dir = self.course.autograded_dir / student / self.assignment
@@ -257,7 +264,7 @@ class ClassRun:
 
     def withdraw(self, student):
         """``student``'s submission folder is gone: its automatic grades and record go too (manual work stays)."""
-        with gbk.open_gradebook(self.course) as gb:
+        with self._gradebook() as gb:
             gbk.forget(gb, self.assignment, student, keep_manual=True)
         graded_dir = self.course.autograded_dir / student / self.assignment
         if graded_dir.is_dir() and not graded_dir.is_symlink():

@@ -14,7 +14,7 @@ import os
 import warnings
 from dataclasses import dataclass
 
-__all__ = ["GradebookGone", "LateState", "ManualMark", "SourceNotebook", "alive", "database_error_line", "forget",
+__all__ = ["GradebookGone", "LateState", "ManualMark", "RunGradebook", "SourceNotebook", "alive", "database_error_line", "forget",
            "holds", "identity", "is_database_error", "manual_marks", "open_gradebook", "open_url", "place", "problem",
            "quiet", "refresh_late", "set_flags", "source_notebook", "submission"]
 
@@ -49,6 +49,74 @@ def open_url(db_url, course_id=""):
 
     with quiet(), Gradebook(db_url, course_id) as gb:
         yield gb
+
+
+class RunGradebook:
+    """One nbgrader ``Gradebook`` for a whole class run, used by one submission at a time.
+
+    Each ``Gradebook`` nbgrader opens is a new SQLAlchemy engine: the schema inspected, the
+    course's row checked and committed, and every statement compiled again (nbgrader opens
+    about ten for each submission it grades). A class run opens this one once. Each use
+    (:meth:`use`) gets what a newly opened gradebook has, a new session and new connections,
+    while the engine, and with it SQLAlchemy's cache of compiled statements, stays. Uses
+    nest: inside one, every step of a submission works in the same session.
+
+    Parameters
+    ----------
+    db_url : str
+    course_id : str, optional
+        The course (nbgrader's ``CourseDirectory.course_id``).
+
+    Examples
+    --------
+    >>> run = RunGradebook("sqlite://")
+    >>> with run.use() as gb:
+    ...     gb.add_student("s1")
+    ...     with run.use() as same:              # a step inside the same use
+    ...         same.find_student("s1").id
+    Student<s1>
+    's1'
+    >>> run.close()
+    """
+
+    def __init__(self, db_url, course_id=""):
+        self.db_url, self.course_id = db_url, course_id
+        self._gradebook = None
+        self._depth = 0
+
+    @contextlib.contextmanager
+    def use(self):
+        """The gradebook, as a context: a fresh session when it is the outermost use, else the one in use.
+
+        An error leaving a use rolls back what was not committed (as closing nbgrader's
+        gradebook does), so that the steps after it, recording the failure, start clean.
+        """
+        from nbgrader.api import Gradebook
+
+        with quiet():
+            if self._gradebook is None:
+                self._gradebook = Gradebook(self.db_url, self.course_id)
+            gb = self._gradebook
+            self._depth += 1
+            try:
+                yield gb
+            except BaseException:
+                gb.db.rollback()
+                raise
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    gb.db.remove()                   # the session goes, as when a gradebook is closed,
+                    gb.engine.dispose()              # and its connections: the next use connects again
+
+    def __deepcopy__(self, memo):
+        return self                                  # a handle: nbconvert copies the resources it travels in
+
+    def close(self):
+        """Close the gradebook (a later :meth:`use` opens it again)."""
+        if self._gradebook is not None:
+            self._gradebook.close()
+            self._gradebook = None
 
 
 # -- does the database answer ----------------------------------------------------------------
@@ -181,7 +249,8 @@ class SourceNotebook:
 
     ``cells`` are every cell with a ``grade_id`` (``{grade_id: SourceCell}``), ``points`` the
     points of the graded ones, ``tasks`` those of the task cells, ``solutions`` the grade_ids
-    the student writes. Read once (:func:`source_notebook`), it answers every question the
+    the student writes, ``kernelspec`` the notebook's kernelspec as the gradebook keeps it (a
+    JSON text, or None). Read once (:func:`source_notebook`), it answers every question the
     sanitizing steps and the engine ask about the assignment.
     """
 
@@ -189,6 +258,7 @@ class SourceNotebook:
     points: dict
     tasks: dict
     solutions: frozenset
+    kernelspec: str = None
 
     def metadata(self):
         """``{grade_id: nbgrader metadata}`` of every cell, every key the gradebook's (schema 3)."""
@@ -231,7 +301,7 @@ def source_notebook(gb, assignment, notebook):
     cells = {c.name: SourceCell(c.name, c.cell_type, c.source, c.checksum, bool(c.locked)) for c in book.source_cells}
     return SourceNotebook(cells=cells, points={c.name: float(c.max_score) for c in book.grade_cells},
                           tasks={c.name: float(c.max_score) for c in book.task_cells},
-                          solutions=frozenset(c.name for c in book.solution_cells))
+                          solutions=frozenset(c.name for c in book.solution_cells), kernelspec=book.kernelspec)
 
 
 # -- one submission ---------------------------------------------------------------------------

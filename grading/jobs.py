@@ -14,7 +14,9 @@ local process pool or a Dask cluster, :mod:`grading.executors`):
    the sanitizing is not done a second time (:class:`TakePrepared`), and
    :class:`grading.preprocessors.CourseExecute` takes the result instead of running the engine.
    nbgrader then does its own bookkeeping (scores, late penalties, ``autograded/``) and the
-   course's plug-ins record the outcome (:mod:`grading.classrun`).
+   course's plug-ins record the outcome (:mod:`grading.classrun`), all in the run's one
+   gradebook (:class:`grading.gradebook.RunGradebook`, one session per submission) where
+   nbgrader would open about ten.
 
 What the gradebook holds of the assignment (its cells, tests and checksums,
 :class:`grading.gradebook.SourceNotebook`) is read once per run and travels in the same
@@ -24,11 +26,16 @@ gradebook and CourseExecute runs the engine in place.
 """
 import copy
 import json
+import os
+import shutil
 
 import nbformat
+from nbgrader.api import MissingEntry
 from nbgrader.converters import Autograde
+from nbgrader.converters.base import BaseConverter, NbGraderException
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.utils import find_all_files
 from traitlets import Any, Dict
 from traitlets.utils.importstring import import_item
 
@@ -196,12 +203,17 @@ class CourseAutograde(Autograde):
     classrun : grading.classrun.ClassRun, optional
         The class run that records each outcome (:class:`grading.classrun.RecordingExporter`
         records with it rather than with a ClassRun of its own).
+    gradebook : grading.gradebook.RunGradebook, optional
+        The class run's gradebook: nbgrader's bookkeeping of the submission (:meth:`init_assignment`
+        and the steps that take it from ``resources["grading"]["gradebook"]``) works in it
+        instead of opening a gradebook for each step.
     """
 
     prepared = Dict()
     results = Dict()
     books = Dict()
     classrun = Any(None, allow_none=True)
+    gradebook = Any(None, allow_none=True)
 
     def init_single_notebook_resources(self, notebook_filename):
         resources = super().init_single_notebook_resources(notebook_filename)
@@ -211,8 +223,97 @@ class CourseAutograde(Autograde):
             grading["prepared"] = self.prepared[name]
         if name in self.results:
             grading["result"] = self.results[name]
+        if self.gradebook is not None:
+            grading["gradebook"] = self.gradebook
         resources["grading"] = grading
         return resources
+
+    def init_assignment(self, assignment_id, student_id):
+        """nbgrader's ``Autograde.init_assignment``, its steps in that order, in the class run's gradebook.
+
+        nbgrader opens a gradebook for each of them (five); with the run's
+        (:attr:`gradebook`) they share it. The student is created or required, the
+        assignment required, the submission's timestamp recorded, the other files of the
+        submission and then the instructor's copied, unknown notebooks skipped and a
+        missing one scored zero, with nbgrader's own messages and errors.
+        """
+        if self.gradebook is None:
+            return super().init_assignment(assignment_id, student_id)
+        BaseConverter.init_assignment(self, assignment_id, student_id)   # the submission's other files
+        with self.gradebook.use() as gb:
+            self._student_and_assignment(gb, assignment_id, student_id)
+            self._submission(gb, assignment_id, student_id)
+            self._copy_instructor_files(assignment_id, student_id)
+            self.notebooks = self._known_notebooks(gb, assignment_id)
+            self._zero_missing_notebooks(gb, assignment_id, student_id)
+
+    def _student_and_assignment(self, gb, assignment_id, student_id):
+        if self.create_student:
+            self.log.info("Creating/updating student with ID '%s': %s", student_id, {})
+            gb.update_or_create_student(student_id)
+        else:
+            try:
+                gb.find_student(student_id)
+            except MissingEntry:
+                msg = f"No student with ID '{student_id}' exists in the database"
+                self.log.error(msg)
+                raise NbGraderException(msg) from None
+        try:
+            gb.find_assignment(assignment_id)
+        except MissingEntry:
+            msg = f"No assignment with ID '{assignment_id}' exists in the database"
+            self.log.error(msg)
+            raise NbGraderException(msg) from None
+
+    def _submission(self, gb, assignment_id, student_id):
+        timestamp = self.coursedir.get_existing_timestamp(self._format_source(assignment_id, student_id))
+        if timestamp:
+            submission = gb.update_or_create_submission(assignment_id, student_id, timestamp=timestamp)
+            self.log.info("%s submitted at %s", submission, timestamp)
+            if submission.total_seconds_late > 0:
+                self.log.warning("%s is %s seconds late", submission, submission.total_seconds_late)
+        else:
+            gb.update_or_create_submission(assignment_id, student_id)
+
+    def _copy_instructor_files(self, assignment_id, student_id):
+        self.log.info("Overwriting files with master versions from the source directory")
+        dest_path = self._format_dest(assignment_id, student_id)
+        source_path = self.coursedir.format_path(self.coursedir.source_directory, ".", assignment_id)
+        source_files = set(find_all_files(source_path, self.coursedir.ignore + ["*.ipynb"]))
+        excluded = {os.path.join(source_path, x) for x in self.exclude_overwriting.get(assignment_id, [])}
+        for filename in source_files - excluded:
+            dest = os.path.join(dest_path, os.path.relpath(filename, source_path))
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            if os.path.exists(dest):
+                os.remove(dest)
+            self.log.info("Copying %s -> %s", filename, dest)
+            shutil.copy(filename, dest)
+
+    def _known_notebooks(self, gb, assignment_id):
+        notebooks = []
+        for notebook in self.notebooks:
+            try:
+                gb.find_notebook(os.path.splitext(os.path.basename(notebook))[0], assignment_id)
+            except MissingEntry:
+                self.log.warning("Skipping unknown notebook: %s", notebook)
+            else:
+                notebooks.append(notebook)
+        if not notebooks:
+            msg = "No notebooks found, did you forget to run 'nbgrader generate_assignment'?"
+            self.log.error(msg)
+            raise NbGraderException(msg)
+        return notebooks
+
+    def _zero_missing_notebooks(self, gb, assignment_id, student_id):
+        for notebook in gb.find_assignment(assignment_id).notebooks:
+            path = os.path.join(self.coursedir.format_path(self.coursedir.submitted_directory, student_id,
+                                                           assignment_id), f"{notebook.name}.ipynb")
+            if not os.path.exists(path):
+                self.log.warning(f"No submitted file: {path}")
+                for grade in gb.find_submission_notebook(notebook.name, assignment_id, student_id).grades:
+                    grade.auto_score = 0
+                    grade.needs_manual_grade = False
+                gb.db.commit()
 
     def run_pre_convert_hook(self):
         """The class run's :meth:`grading.classrun.ClassRun.begin` (it brought the gradebook up to date when it started)."""

@@ -19,14 +19,18 @@ Autograding: :class:`CourseExecute` in place of nbgrader's ``Execute``; its opti
 one place a submission's limits come from (:meth:`CourseExecute.limits`).
 
 nbgrader's own steps that asked the gradebook the same questions for every submission, or
-committed after every grade, run as the course's subclasses: :class:`OverwriteCells` (answered
-from the gradebook's copy of the notebook that a class run reads once) and
-:class:`SaveAutoGrades` (a notebook's scores committed together). Their decisions are nbgrader's.
+opened it again, or committed after every grade, run as the course's subclasses:
+:class:`OverwriteKernelspec` and :class:`OverwriteCells` (answered from the gradebook's copy of
+the notebook that a class run reads once), :class:`SaveAutoGrades` (a notebook's scores
+committed together) and :class:`AssignLatePenalties`; the last two work in the class run's one
+gradebook (:class:`grading.gradebook.RunGradebook`) when there is one. Their decisions are
+nbgrader's, and without a class run they are nbgrader's steps as they are.
 
 Both steps end with :class:`CheckCellMetadata`, nbgrader's check of the cells' metadata
 with its JSON schema compiled once (nbgrader's recompiles it for every cell).
 """
 import hashlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +38,10 @@ from pathlib import Path
 import jsonschema
 from nbgrader.nbgraderformat.common import BaseMetadataValidator, SchemaTooNewError, SchemaTooOldError
 from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
+from nbgrader.preprocessors import AssignLatePenalties as _AssignLatePenalties
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.preprocessors import OverwriteCells as _OverwriteCells
+from nbgrader.preprocessors import OverwriteKernelspec as _OverwriteKernelspec
 from nbgrader.preprocessors import SaveAutoGrades as _SaveAutoGrades
 from traitlets import Dict, Float, Integer, Unicode
 
@@ -47,8 +53,9 @@ from .limits import GradingLimits
 from .plan import submission_digest
 from .withhold import withheld_names
 
-__all__ = ["CheckCellMetadata", "CourseExecute", "OverwriteCells", "RefuseLinks", "SaveAutoGrades", "TrustOnlyTheGradebook",
-           "source_notebook", "submission_folder", "trusted_metadata"]
+__all__ = ["AssignLatePenalties", "CheckCellMetadata", "CourseExecute", "OverwriteCells", "OverwriteKernelspec",
+           "RefuseLinks", "SaveAutoGrades", "TrustOnlyTheGradebook", "run_gradebook", "source_notebook",
+           "submission_folder", "trusted_metadata"]
 
 
 def submission_folder(config, assignment, student):
@@ -371,7 +378,7 @@ class SaveAutoGrades(_SaveAutoGrades):
         self.assignment_id = resources["nbgrader"]["assignment"]
         self.student_id = resources["nbgrader"]["student"]
         self.db_url = resources["nbgrader"]["db_url"]
-        with gbk.open_url(self.db_url) as gradebook:
+        with run_gradebook(resources) as gradebook:
             self.gradebook = _CommitAtTheEnd(gradebook)
             try:
                 nb, resources = NbGraderPreprocessor.preprocess(self, nb, resources)
@@ -381,6 +388,66 @@ class SaveAutoGrades(_SaveAutoGrades):
                 raise
             finally:
                 self.gradebook = gradebook
+        return nb, resources
+
+
+def run_gradebook(resources):
+    """The gradebook for a step of nbgrader's, as a context: the class run's (:class:`grading.gradebook.RunGradebook`,
+    ``resources["grading"]["gradebook"]``) when it has one, else nbgrader's ``Gradebook`` opened here."""
+    held = (resources.get("grading") or {}).get("gradebook")
+    return held.use() if held is not None else gbk.open_url(resources["nbgrader"]["db_url"])
+
+
+class AssignLatePenalties(_AssignLatePenalties):
+    """nbgrader's ``AssignLatePenalties``: its decisions, on the class run's gradebook when there is one.
+
+    nbgrader's step opens a gradebook of its own for every notebook; in a class run this one
+    works in the run's (:func:`run_gradebook`). The penalty, its bounds and the warnings are
+    nbgrader's; the plug-in is ``AssignLatePenalties.plugin_class`` (the course's
+    :class:`grading.late.LatePenalty`).
+    """
+
+    def preprocess(self, nb, resources):
+        if (resources.get("grading") or {}).get("gradebook") is None:
+            return super().preprocess(nb, resources)
+        self.notebook_id = resources["nbgrader"]["notebook"]
+        self.assignment_id = resources["nbgrader"]["assignment"]
+        self.student_id = resources["nbgrader"]["student"]
+        self.db_url = resources["nbgrader"]["db_url"]
+        self.init_plugin()
+        with run_gradebook(resources) as gradebook:
+            self.gradebook = gradebook
+            submitted = gradebook.find_submission(self.assignment_id, self.student_id)
+            notebook = gradebook.find_submission_notebook(self.notebook_id, self.assignment_id, self.student_id)
+            notebook.late_submission_penalty = None
+            if submitted.total_seconds_late > 0:
+                self.log.warning(f"{submitted} is {submitted.total_seconds_late} seconds late")
+                penalty = self.plugin_inst.late_submission_penalty(self.student_id, notebook.score,
+                                                                   submitted.total_seconds_late)
+                self.log.warning(f"Late submission penalty: {penalty}")
+                if penalty is not None:
+                    notebook.late_submission_penalty = self._check_late_penalty(notebook, penalty)
+            gradebook.db.commit()
+        return nb, resources
+
+
+class OverwriteKernelspec(_OverwriteKernelspec):
+    """nbgrader's ``OverwriteKernelspec``, answered from the gradebook's copy of the notebook a class run read once.
+
+    The submission's kernelspec becomes the instructor's notebook's, as nbgrader's step makes
+    it; without the run's copy (``resources["grading"]["book"]``) this is nbgrader's step as it is.
+    """
+
+    def preprocess(self, nb, resources):
+        book = (resources.get("grading") or {}).get("book")
+        if book is None:
+            return super().preprocess(nb, resources)
+        kernelspec = json.loads(book.kernelspec) if book.kernelspec is not None else None
+        self.log.debug(f"Source notebook kernelspec: {kernelspec}")
+        self.log.debug(f"Submitted notebook kernelspec: {nb.metadata.get('kernelspec', None)}")
+        if kernelspec:
+            self.log.debug(f"Overwriting submitted notebook kernelspec: {kernelspec}")
+            nb.metadata["kernelspec"] = kernelspec
         return nb, resources
 
 

@@ -4,6 +4,7 @@ nbgrader_config.py registers grading.preprocessors in nbgrader's Autograde conve
 terminal's `nbgrader autograde` and the Formgrader's autograde button (NbGraderAPI) grade
 a hostile submission exactly as `make autograde` does: sandboxed, tests from the gradebook.
 """
+import contextlib
 import os
 import subprocess
 import sys
@@ -465,3 +466,247 @@ def test_the_course_s_overwrite_cells_restores_what_nbgrader_s_restores(tmp_path
             failed += ours[0].startswith('"')
     assert failed < 3 * len(known)                       # most single changes are restored, not refused
     same_notebook()
+
+
+def _logged(name):
+    """A logger of its own (nothing propagates) and the list of ``(level, message)`` it receives."""
+    import logging
+
+    records = []
+    handler = logging.Handler()
+    handler.emit = lambda r: records.append((r.levelname, r.getMessage()))
+    log = logging.getLogger(name)
+    log.handlers, log.propagate = [handler], False
+    log.setLevel(logging.DEBUG)
+    return log, records
+
+
+def _collected_late(db, *, due, timestamp, extension, by_hand):
+    """What collecting and a grader leave in a gradebook: the due date, one submission (s1) made at ``timestamp``, an
+    extension, a score by hand on the written answer, and a stale late penalty that autograding must replace."""
+    from nbgrader.api import Gradebook
+
+    from grading import gradebook as gbk
+
+    with gbk.quiet(), Gradebook(db) as gb:
+        gb.update_or_create_assignment(ASSIGNMENT, duedate=due)
+        gb.update_or_create_student("s1")
+        if gb.find_assignment(ASSIGNMENT).submissions:
+            gb.remove_submission(ASSIGNMENT, "s1")
+        sub = gb.add_submission(ASSIGNMENT, "s1", timestamp=timestamp)
+        sub.extension = extension
+        for name, score in by_hand.items():
+            gb.find_grade(name, ASSIGNMENT, ASSIGNMENT, "s1").manual_score = score
+        gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "s1").late_submission_penalty = 123.0
+        gb.db.commit()
+
+
+def _late_penalty(db):
+    """The notebook's late penalty and score in the gradebook."""
+    from nbgrader.api import Gradebook
+
+    from grading import gradebook as gbk
+
+    with gbk.quiet(), Gradebook(db) as gb:
+        nb = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "s1")
+        return nb.late_submission_penalty, nb.score
+
+
+def test_the_course_s_assign_late_penalties_writes_what_nbgrader_s_writes(tmp_path):
+    """nbgrader's SaveAutoGrades and AssignLatePenalties (a gradebook of their own each) and the course's (in a class
+    run's RunGradebook, each step in a use of its own or both in one use that already read the submission; and without
+    a class run) leave the same late penalty and log the same, on time, early, within a grace period, hours and days
+    late, with or without an extension, whichever test cells passed and whatever a grader gave by hand; and the
+    penalty is the course's policy's."""
+    import copy
+    import datetime as dt
+    import math
+    import shutil
+
+    from hypothesis import HealthCheck, example, given, settings
+    from hypothesis import strategies as st
+    from nbgrader.preprocessors import AssignLatePenalties as NbgraderAssignLatePenalties
+    from nbgrader.preprocessors import SaveAutoGrades as NbgraderSaveAutoGrades
+
+    from grading import gradebook as gbk
+    from grading.classrun import generate
+    from grading.course import Course
+    from grading.late import Policy
+    from grading.preprocessors import AssignLatePenalties, SaveAutoGrades
+
+    course = Course(make_course(tmp_path))
+    generated = tmp_path / "generated.db"
+    generate(course, ASSIGNMENT, release_dir=tmp_path / "release", db_url=f"sqlite:///{generated}")
+    ways = {"nbgrader": "nbgrader.db", "run": "run.db", "run, one use": "one_use.db", "no run": "no_run.db",
+            "no run's gradebook": "no_gradebook.db"}
+    databases = {}
+    for way, name in ways.items():                       # the same gradebook, a copy for each way
+        shutil.copy(generated, tmp_path / name)
+        databases[way] = f"sqlite:///{tmp_path / name}"
+    runs = {way: gbk.RunGradebook(databases[way], course.course_id) for way in ("run", "run, one use")}
+    released = nbformat.read(tmp_path / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    points = {c.metadata.nbgrader["grade_id"]: float(c.metadata.nbgrader["points"]) for c in released.cells
+              if c.metadata.get("nbgrader", {}).get("grade")}
+    cells = {c.metadata.nbgrader["grade_id"]: i for i, c in enumerate(released.cells)
+             if c.metadata.get("nbgrader", {}).get("grade")}
+    written = [g for g, i in cells.items() if released.cells[i].cell_type == "markdown"]
+    tests = sorted(set(points) - set(written))
+    assert len(written) == 1 and len(tests) >= 10
+    cfg = course.nbgrader_config()
+    assert cfg.AssignLatePenalties.plugin_class == "grading.late.LatePenalty"
+    percent = float(cfg.LatePenalty.percent_per_day)
+    assert percent > 0
+    error = nbformat.v4.new_output("error", ename="AssertionError", evalue="wrong", traceback=[])
+    due = dt.datetime(2026, 11, 20, 23, 59)
+    day, us = 86400, 1_000_000
+
+    def autograde(way, nb, cfg):
+        """The two steps in nbgrader's order, as ``way`` runs them; the penalty, the score and what was logged."""
+        db = databases[way]
+        log, records = _logged(f"late-{way}")
+        resources = {"nbgrader": {"notebook": ASSIGNMENT, "assignment": ASSIGNMENT, "student": "s1", "db_url": db}}
+        if way in runs:
+            resources["grading"] = {"book": None, "gradebook": runs[way]}
+        elif way == "no run's gradebook":
+            resources["grading"] = {"book": None}
+        steps = ((NbgraderSaveAutoGrades, NbgraderAssignLatePenalties) if way == "nbgrader" else
+                 (SaveAutoGrades, AssignLatePenalties))
+        out = copy.deepcopy(nb)
+        with runs[way].use() if way == "run, one use" else contextlib.nullcontext() as gb:
+            if gb is not None:                           # as a class run: the submission already read in the use
+                assert gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "s1").score is not None
+            for step in steps:
+                out, resources = step(config=cfg, log=log).preprocess(out, copy.deepcopy(resources))
+        assert out == nb
+        return _late_penalty(db), records
+
+    lateness = st.one_of(
+        st.just(0),                                                  # on time, to the microsecond
+        st.integers(-30 * day * us, -1),                             # early
+        st.integers(1, 30 * 60 * us),                                # within a grace period of half an hour
+        st.integers(30 * 60 * us + 1, day * us - 1),                 # hours
+        st.integers(day * us, 15 * day * us),                        # days, up to all of the score
+        st.integers(1, 12).map(lambda d: d * day * us),              # a whole number of days, to the microsecond
+    )
+
+    @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(late_us=lateness, extension_days=st.sampled_from([0, 0, 1]), grace=st.sampled_from([None, 30.0]),
+           passed=st.sets(st.sampled_from(tests)), by_hand=st.sampled_from([None, 0.0, 0.5, points[written[0]]]))
+    @example(late_us=0, extension_days=0, grace=None, passed=set(tests), by_hand=1.0)
+    @example(late_us=-3600 * us, extension_days=0, grace=None, passed=set(tests[:3]), by_hand=None)
+    @example(late_us=10 * 60 * us, extension_days=0, grace=30.0, passed=set(tests), by_hand=2.0)
+    @example(late_us=5 * 3600 * us + 7, extension_days=0, grace=None, passed=set(tests[1:]), by_hand=0.5)
+    @example(late_us=2 * day * us, extension_days=0, grace=None, passed=set(tests), by_hand=None)
+    @example(late_us=2 * day * us + 1, extension_days=1, grace=None, passed=set(tests), by_hand=2.0)
+    @example(late_us=13 * day * us, extension_days=0, grace=None, passed=set(tests[::2]), by_hand=0.0)
+    @example(late_us=3 * day * us, extension_days=0, grace=None, passed=set(), by_hand=None)
+    def same_penalty(late_us, extension_days, grace, passed, by_hand):
+        config = cfg if grace is None else course.nbgrader_config(LatePenalty={"grace_minutes": grace})
+        nb = copy.deepcopy(released)
+        for name in tests:
+            cell = nb.cells[cells[name]]
+            cell.outputs, cell.execution_count = ([] if name in passed else [error]), 1
+        outcome = {}
+        for way in ways:
+            _collected_late(databases[way], due=due, timestamp=due + dt.timedelta(microseconds=late_us),
+                            extension=dt.timedelta(days=extension_days) if extension_days else None,
+                            by_hand={written[0]: by_hand})
+            outcome[way] = autograde(way, nb, config)
+        for way in ways:
+            assert outcome[way] == outcome["nbgrader"], way
+        (penalty, score), records = outcome["nbgrader"]
+        # the course's policy in closed form: percent_per_day of the score per started day after the grace period
+        expected_score = sum(points[t] for t in passed) + (by_hand or 0.0)
+        assert score == pytest.approx(expected_score)
+        seconds = max(0.0, (dt.timedelta(microseconds=late_us) - dt.timedelta(days=extension_days)).total_seconds())
+        warned = [message for level, message in records if level == "WARNING"]
+        if seconds == 0:
+            assert penalty is None and warned == []          # on time: no penalty at all, as nbgrader leaves it
+            return
+        grace_s = 60 * float(config.LatePenalty.grace_minutes)
+        days = math.ceil((seconds - grace_s) / day) if seconds > grace_s else 0
+        assert penalty == pytest.approx(min(expected_score, expected_score * percent / 100 * days), abs=1e-6)
+        assert penalty == pytest.approx(Policy.from_config(config).penalty(expected_score, seconds), abs=1e-6)
+        assert warned == [f"SubmittedAssignment<{ASSIGNMENT} for s1> is {seconds} seconds late",
+                          f"Late submission penalty: {penalty}"]
+
+    try:
+        same_penalty()
+    finally:
+        for held in runs.values():
+            held.close()
+
+
+def test_the_course_s_overwrite_kernelspec_sets_what_nbgrader_s_sets(tmp_path):
+    """nbgrader's OverwriteKernelspec (asking the gradebook) and the course's (answered from the copy a class run reads
+    once) make the same notebook and log the same, for a submission without a kernelspec, with another kernel's, with
+    one that would run a program of the student's, and with the right one; and when the gradebook keeps no kernelspec
+    (None) or an empty one, or does not know the notebook."""
+    import copy
+    import json
+
+    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.preprocessors import OverwriteKernelspec as NbgraderOverwriteKernelspec
+
+    from grading import gradebook as gbk
+    from grading.classrun import generate
+    from grading.course import Course
+    from grading.preprocessors import OverwriteKernelspec
+
+    course = Course(make_course(tmp_path))
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    generate(course, ASSIGNMENT, release_dir=tmp_path / "release", db_url=db)
+    released = nbformat.read(tmp_path / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    source = nbformat.read(course.root / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    right = dict(source.metadata.kernelspec)
+    assert right["name"] == "python3"
+    submissions = {
+        "none": None,
+        "another kernel": {"name": "ir", "display_name": "R", "language": "R"},
+        "a program of the student's": dict(right, argv=["sh", "-c", "touch pwned"], env={"PYTHONPATH": "/tmp"}),
+        "the right one": right,
+    }
+
+    def run(step, nb, notebook, book):
+        log, records = _logged(f"kernelspec-{step.__module__}")
+        resources = {"nbgrader": {"notebook": notebook, "assignment": ASSIGNMENT, "student": "s1", "db_url": db}}
+        if book is not False:
+            resources["grading"] = {"book": book}
+        try:
+            out, _ = step(config=course.nbgrader_config(), log=log).preprocess(copy.deepcopy(nb), resources)
+        except MissingEntry as exc:       # (nbgrader's fails on a notebook the gradebook lacks: the course's alike)
+            out = f"{type(exc).__name__}: {exc}"
+        return json.dumps(out, sort_keys=True), records
+
+    def kept_as(kernelspec):
+        with gbk.quiet(), Gradebook(db) as gb:
+            gb.find_notebook(ASSIGNMENT, ASSIGNMENT).kernelspec = kernelspec
+            gb.db.commit()
+        with gbk.open_url(db) as gb:
+            return gbk.source_notebook(gb, ASSIGNMENT, ASSIGNMENT)
+
+    checked = 0
+    with gbk.open_url(db) as gb:
+        generated = gb.find_notebook(ASSIGNMENT, ASSIGNMENT).kernelspec
+    assert json.loads(generated) == right
+    for kept in (generated, None, "{}"):
+        book = kept_as(kept)
+        assert book.kernelspec == kept
+        for what, kernelspec in submissions.items():
+            nb = copy.deepcopy(released)
+            nb.metadata.pop("kernelspec", None)
+            if kernelspec is not None:
+                nb.metadata["kernelspec"] = kernelspec
+            theirs = run(NbgraderOverwriteKernelspec, nb, ASSIGNMENT, False)
+            assert run(OverwriteKernelspec, nb, ASSIGNMENT, book) == theirs, (kept, what)
+            assert run(OverwriteKernelspec, nb, ASSIGNMENT, False) == theirs, (kept, what)   # without a class run
+            out = json.loads(theirs[0])
+            if kept == generated:                          # the instructor's kernel, whatever the student's said
+                assert out["metadata"]["kernelspec"] == right, what
+            else:                                          # nothing to overwrite with: the submission's, as nbgrader
+                assert out["metadata"].get("kernelspec") == kernelspec, (kept, what)
+            checked += 1
+    assert checked == 3 * len(submissions)
+    theirs = run(NbgraderOverwriteKernelspec, released, "unknown", False)
+    assert theirs[0].startswith('"MissingEntry')
+    assert run(OverwriteKernelspec, released, "unknown", None) == theirs   # the run's books lack it: nbgrader's step

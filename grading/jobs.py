@@ -244,7 +244,7 @@ class CourseAutograde(Autograde):
             self._student_and_assignment(gb, assignment_id, student_id)
             self._submission(gb, assignment_id, student_id)
             self._copy_instructor_files(assignment_id, student_id)
-            self.notebooks = self._known_notebooks(gb, assignment_id)
+            self._keep_known_notebooks(gb, assignment_id)
             self._zero_missing_notebooks(gb, assignment_id, student_id)
 
     def _student_and_assignment(self, gb, assignment_id, student_id):
@@ -289,7 +289,7 @@ class CourseAutograde(Autograde):
             self.log.info("Copying %s -> %s", filename, dest)
             shutil.copy(filename, dest)
 
-    def _known_notebooks(self, gb, assignment_id):
+    def _keep_known_notebooks(self, gb, assignment_id):
         notebooks = []
         for notebook in self.notebooks:
             try:
@@ -298,11 +298,11 @@ class CourseAutograde(Autograde):
                 self.log.warning("Skipping unknown notebook: %s", notebook)
             else:
                 notebooks.append(notebook)
+        self.notebooks = notebooks
         if not notebooks:
             msg = "No notebooks found, did you forget to run 'nbgrader generate_assignment'?"
             self.log.error(msg)
             raise NbGraderException(msg)
-        return notebooks
 
     def _zero_missing_notebooks(self, gb, assignment_id, student_id):
         for notebook in gb.find_assignment(assignment_id).notebooks:

@@ -140,3 +140,128 @@ def test_the_class_run_s_converter_puts_book_job_and_result_in_each_notebook_s_r
     assert grading == {"book": "the book of ps1", "prepared": dict(executed), "result": (executed, report)}
     other = converter.init_single_notebook_resources(str(tmp_path / "submitted" / "ada" / "ps1" / "extra.ipynb"))
     assert other["grading"] == {"book": None}
+
+
+def _init_course(root, template, *, known, repeated, excluded, create):
+    """A course at ``root`` with the gradebook ``template`` (ps1: notebooks ps1 and extra) and instructor's files."""
+    import shutil
+    from datetime import datetime
+
+    root.mkdir()
+    shutil.copy(template, root / "gradebook.db")
+    for rel, text in {"source/ps1/ps1.ipynb": "{}", "source/ps1/extra.ipynb": "{}",
+                      "source/ps1/data.csv": "instructor's data", "source/ps1/sub/notes.txt": "notes"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    if known:
+        with gbk.open_url(f"sqlite:///{root / 'gradebook.db'}", "ml-foundations") as gb:
+            gb.add_student("ada", first_name="Ada")
+            if repeated:
+                gb.add_submission("ps1", "ada", timestamp=datetime(2026, 2, 1))
+                gb.find_grade("ps1-test", "ps1", "ps1", "ada").manual_score = 2.0
+                gb.db.commit()
+    return Config({"CourseDirectory": {"root": str(root), "course_id": "ml-foundations"},
+                   "Autograde": {"create_student": create,
+                                 "exclude_overwriting": {"ps1": ["data.csv"]} if excluded else {}}})
+
+
+def _init_submit(root, notebooks, timestamp, own_data):
+    """Ada's submission of ps1 at ``root``: the ``notebooks``, her own files, a timestamp; its notebook paths."""
+    folder = root / "submitted" / "ada" / "ps1"
+    folder.mkdir(parents=True)
+    for name in notebooks:
+        (folder / f"{name}.ipynb").write_text("{}")
+    (folder / "own.txt").write_text("the student's")
+    if own_data:
+        (folder / "data.csv").write_text("the student's data")
+    if timestamp is not None:
+        (folder / "timestamp.txt").write_text(timestamp)
+    return sorted(str(p) for p in folder.glob("*.ipynb"))
+
+
+def _init_outcome(root, converter_class, config, notebooks, **extra):
+    """``init_assignment`` of ps1 for ada by ``converter_class``: error, notebooks kept, gradebook, files, messages."""
+    import logging
+
+    from nbgrader.coursedir import CourseDirectory
+
+    messages = []
+    handler = logging.Handler()
+    handler.emit = lambda record: messages.append(record.getMessage())      # as a handler formats: at once
+    log = logging.getLogger(f"init-{root.name}")
+    log.handlers, log.propagate, log.level = [handler], False, logging.DEBUG
+    converter = converter_class(coursedir=CourseDirectory(config=config), config=config, log=log, **extra)
+    converter.notebooks = list(notebooks)
+    error = None
+    try:
+        converter.init_assignment("ps1", "ada")
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+    finally:
+        if "gradebook" in extra:
+            extra["gradebook"].close()
+    with gbk.open_url(f"sqlite:///{root / 'gradebook.db'}", "ml-foundations") as gb:
+        students = sorted((s.id, s.first_name) for s in gb.students)
+        subs = {sub.student.id: (sub.timestamp, {nb.name: [(g.name, g.auto_score, g.manual_score,
+                                                            g.needs_manual_grade) for g in nb.grades]
+                                                 for nb in sub.notebooks})
+                for sub in gb.find_assignment("ps1").submissions}
+    dest = root / "autograded" / "ada" / "ps1"
+    files = sorted((str(p.relative_to(dest)), p.read_text()) for p in dest.rglob("*") if p.is_file())
+    return (error, [os.path.relpath(n, root) for n in converter.notebooks], students, subs, files,
+            sorted(m.replace(str(root), "<root>") for m in messages))
+
+
+def test_the_class_run_s_init_assignment_does_what_nbgrader_s_does(tmp_path, monkeypatch):
+    """nbgrader's ``Autograde.init_assignment`` (a gradebook per step) and the class run's (one gradebook) leave
+    the same gradebook, the same ``autograded/`` folder and notebooks to grade, log the same and fail alike:
+    a new or known student (created or required), a first or a repeated submission with a grader's score, on
+    time, late or without a timestamp, a notebook missing or unknown, files of the student's and of the
+    instructor's (one excluded from overwriting)."""
+    from datetime import datetime
+    from itertools import count
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from nbgrader.api import Gradebook
+    from nbgrader.converters import Autograde
+
+    monkeypatch.setenv("PATH", os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
+    template = tmp_path / "template.db"
+    with Gradebook(f"sqlite:///{template}", "ml-foundations") as gb:
+        gb.add_assignment("ps1", duedate=datetime(2026, 3, 1, 12, 0))
+        for name in ("ps1", "extra"):
+            gb.add_notebook(name, "ps1")
+            gb.add_source_cell(f"{name}-test", name, "ps1", cell_type="code", source="assert True", locked=True,
+                               checksum="x")
+            gb.add_grade_cell(f"{name}-test", name, "ps1", max_score=3, cell_type="code")
+    roots = count()
+
+    @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(known=st.booleans(), repeated=st.booleans(), create=st.booleans(), excluded=st.booleans(),
+           notebooks=st.sets(st.sampled_from(["ps1", "extra", "mine"]), min_size=1),
+           timestamp=st.sampled_from([None, "2026-02-27 09:00:00", "2026-03-03 18:30:00"]), own_data=st.booleans())
+    def same_outcome(known, repeated, create, excluded, notebooks, timestamp, own_data):
+        outcomes = {}
+        for kind in (Autograde, CourseAutograde):
+            root = tmp_path / f"course{next(roots)}"
+            config = _init_course(root, template, known=known, repeated=repeated, excluded=excluded, create=create)
+            paths = _init_submit(root, notebooks, timestamp, own_data)
+            extra = {"gradebook": gbk.RunGradebook(f"sqlite:///{root / 'gradebook.db'}", "ml-foundations")} \
+                if kind is CourseAutograde else {}
+            outcomes[kind] = _init_outcome(root, kind, config, paths, **extra)
+        assert outcomes[CourseAutograde] == outcomes[Autograde]
+        error, kept, _, subs, files, _ = outcomes[CourseAutograde]       # and it is what nbgrader's step means
+        if error is not None:
+            assert (not known and not create) or notebooks == {"mine"}
+            return
+        assert sorted(os.path.basename(n)[:-len(".ipynb")] for n in kept) == sorted(notebooks - {"mine"})
+        data = dict(files).get("data.csv")
+        assert data == ("the student's data" if own_data else None) if excluded else data == "instructor's data"
+        grades = subs["ada"][1]
+        if "extra" not in notebooks:
+            assert grades["extra"][0][1] == 0                             # a missing notebook scores zero
+        if known and repeated:
+            assert grades["ps1"][0][2] == 2.0                             # the grader's score stays
+
+    same_outcome()

@@ -27,13 +27,15 @@ settings come from PREFIX/etc/deploy.json.
 * Each user's server runs as that user, in their home, with a memory and a task limit
   (a control group per user where the kernel lets the hub make one, otherwise
   per-process rlimits) and umask 007 (graders share the course folder through its group);
-  its output goes to PREFIX/log/users/<name>.log (never a pipe to a hub that may restart), and
+  its output goes to PREFIX/log/users/<name>.log through a keeper of its own (course_serverlog.py:
+  never a pipe to a hub that may restart), which keeps the latest ``user_log_mib`` MiB of it, and
   what it left in /dev/shm is removed when it stops.
 * Idle servers are stopped by jupyterhub-idle-culler, a hub service; servers report activity
   often enough (a quarter of the idle time, at most 300 s) that no active server is culled.
 * The exchange's clerk (course_exchange.py) records each submission at submit, a hub service.
 """
 import collections
+import fcntl
 import grp
 import json
 import os
@@ -43,6 +45,7 @@ import subprocess
 import time
 
 import course_password
+import course_serverlog
 from jupyterhub.auth import PAMAuthenticator
 from jupyterhub.spawner import LocalProcessSpawner
 from tornado import web
@@ -57,6 +60,10 @@ COURSE_USER = deploy["course_user"]
 GRADERS = deploy["grader_group"]
 STUDENTS = deploy["student_group"]
 VENV_BIN = os.path.join(deploy["venv"], "bin")
+# each server's output: the latest USER_LOG_BYTES of it kept by its keeper, started with no site packages
+USER_LOG_BYTES = int(deploy.get("user_log_mib", 20)) << 20
+LOG_KEEPER = [os.path.join(VENV_BIN, "python"), "-I", "-S", course_serverlog.__file__]
+_keepers = []      # the keepers this hub started (each is reaped when the hub starts another)
 
 
 def _members(group):
@@ -167,16 +174,32 @@ class LimitedSpawner(LocalProcessSpawner):
             return []
 
     async def start(self):
-        # the server's output goes to a file of its own: a pipe to the hub would break when the hub
-        # restarts, and the surviving server would then fail at its next write (new kernels never start)
+        # The server's output (and its kernels') goes through a pipe to a keeper of its own, which
+        # writes the latest USER_LOG_BYTES of it to PREFIX/log/users/<name>.log (course_serverlog.py).
+        # Never a pipe to the hub: it would break when the hub restarts, and the surviving server's
+        # kernels would hang at their next output. The keeper runs as root in a session of its own,
+        # outside the user's control group, and outlives a hub restart as the server does; it ends
+        # when the server and its kernels have closed the pipe.
         os.makedirs(os.path.join(deploy["log_dir"], "users"), mode=0o700, exist_ok=True)
         path = os.path.join(deploy["log_dir"], "users", f"{self.user.name}.log")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
-        self.popen_kwargs = {"stdout": fd, "stderr": fd}
+        _keepers[:] = [k for k in _keepers if k.poll() is None]
+        read, write = os.pipe()
         try:
+            try:       # room for a burst while the keeper waits for the CPU
+                fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, course_serverlog.READ_SIZE)
+            except OSError:
+                pass
+            _keepers.append(subprocess.Popen(LOG_KEEPER + [path, str(USER_LOG_BYTES)], stdin=read,
+                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                             start_new_session=True))
+            os.close(read)
+            read = None
+            self.popen_kwargs = {"stdout": write, "stderr": write}
             return await super().start()
         finally:
-            os.close(fd)
+            for fd in (read, write):   # the hub holds neither end: the keeper's input ends with the server
+                if fd is not None:
+                    os.close(fd)
 
     def make_preexec_fn(self, name):
         become_user = super().make_preexec_fn(name)

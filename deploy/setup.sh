@@ -32,6 +32,8 @@
 #   --pg-port N         PostgreSQL's port, on 127.0.0.1 [5433]
 #   --mem-limit MIB     memory of each user's server and kernels together [2048]
 #   --tasks-limit N     processes and threads of each user [512]
+#   --user-log-mib N    what each user's server and kernels print is kept in PREFIX/log/users/NAME.log
+#                       (and NAME.log.1), the latest N MiB of it at most [20]
 #   --cull-idle S       stop a server idle for S seconds [3600]; servers report activity every S/4
 #                       seconds (at most 300), so an active student is never taken for idle
 #   --login-failures N  after N wrong passwords for one name within --lockout S seconds, that name
@@ -58,7 +60,7 @@ REPO="$(cd "$HERE/.." && pwd)"
 PREFIX=/opt/ml-foundations
 SOFTWARE=""
 INSTRUCTOR="" STUDENTS="" GRADERS="" GROUP="" HUB_PORT="" PG_PORT="" COURSE_ID=""
-MEM_LIMIT="" TASKS_LIMIT="" CULL_IDLE="" HIDEPID="" DOMAIN="" TLS_CERT="" TLS_KEY="" LOGIN_FAILURES="" LOCKOUT=""
+MEM_LIMIT="" TASKS_LIMIT="" USER_LOG="" CULL_IDLE="" HIDEPID="" DOMAIN="" TLS_CERT="" TLS_KEY="" LOGIN_FAILURES="" LOCKOUT=""
 MIN_PASSWORD="" BEHIND_PROXY="" PUBLIC_PORT=""
 MODE=all
 NEW_USER=""
@@ -92,6 +94,7 @@ while [ $# -gt 0 ]; do
         --pg-port) PG_PORT=$2 ;;
         --mem-limit) MEM_LIMIT=$2 ;;
         --tasks-limit) TASKS_LIMIT=$2 ;;
+        --user-log-mib) USER_LOG=$2 ;;
         --cull-idle) CULL_IDLE=$2 ;;
         --add-student) MODE=add-student; NEW_USER=$2 ;;
         --add-grader) MODE=add-grader; NEW_USER=$2 ;;
@@ -120,6 +123,7 @@ if [ -f "$CONF" ]; then
     PG_PORT=${PG_PORT:-$(setting pg_port)}
     MEM_LIMIT=${MEM_LIMIT:-$(setting mem_limit_mib)}
     TASKS_LIMIT=${TASKS_LIMIT:-$(setting tasks_limit)}
+    USER_LOG=${USER_LOG:-$(setting user_log_mib)}
     CULL_IDLE=${CULL_IDLE:-$(setting cull_idle_s)}
     HIDEPID=${HIDEPID:-$(setting hidepid)}
     KNOWN=1
@@ -132,6 +136,7 @@ HUB_PORT=${HUB_PORT:-8000}
 PG_PORT=${PG_PORT:-5433}
 MEM_LIMIT=${MEM_LIMIT:-2048}
 TASKS_LIMIT=${TASKS_LIMIT:-512}
+USER_LOG=${USER_LOG:-20}
 CULL_IDLE=${CULL_IDLE:-3600}
 HIDEPID=${HIDEPID:-1}
 LOGIN_FAILURES=${LOGIN_FAILURES:-5}
@@ -177,7 +182,7 @@ for port in "$HUB_PORT" "$PG_PORT"; do
     [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -gt 1024 ] && [ "$port" -lt 65000 ] \
         || die "port '$port': expected a number between 1025 and 64999"
 done
-for pair in "--mem-limit:$MEM_LIMIT:256" "--tasks-limit:$TASKS_LIMIT:64" "--cull-idle:$CULL_IDLE:60"; do
+for pair in "--mem-limit:$MEM_LIMIT:256" "--tasks-limit:$TASKS_LIMIT:64" "--cull-idle:$CULL_IDLE:60" "--user-log-mib:$USER_LOG:1"; do
     IFS=: read -r opt value least <<< "$pair"
     [[ "$value" =~ ^[0-9]+$ ]] && [ "$value" -ge "$least" ] || die "$opt '$value': expected a whole number, at least $least"
 done
@@ -224,7 +229,7 @@ uv() { PYTHON="$SYSTEM_PYTHON" sh "$REPO/scripts/uv.sh" "$@"; }
 install_venv() {
     local want
     want=$(cat "$HERE/requirements.txt" "$REPO/pyproject.toml" "$REPO"/course_lib/*.py "$REPO"/grading/*.py \
-           "$HERE/course_exchange.py" "$HERE/course_formgrader.py" "$HERE/course_password.py" "$REPO/scripts/uv.sh" <(echo "${UV_INSTALL_OPTIONS[*]}") \
+           "$HERE/course_exchange.py" "$HERE/course_formgrader.py" "$HERE/course_password.py" "$HERE/course_serverlog.py" "$REPO/scripts/uv.sh" <(echo "${UV_INSTALL_OPTIONS[*]}") \
            <(cd "$REPO/jupyter/labextensions" && find . -type f | LC_ALL=C sort | xargs cat) | sha256sum | cut -d' ' -f1)
     if [ -f "$VENV/.deploy-stamp" ] && [ "$(cat "$VENV/.deploy-stamp")" = "$want" ]; then
         return
@@ -249,8 +254,9 @@ install_venv() {
     cp -R "$REPO/jupyter/labextensions/ml-foundations-validate" "$VENV/share/jupyter/labextensions/"
     chmod -R a+rX "$VENV/share/jupyter/labextensions/ml-foundations-validate"
     # nbgrader's exchange hardened (course_exchange.py); the shared Formgrader's limits and log (course_formgrader.py);
-    # the course's password rule and the hub's page to change a password (course_password.py)
-    cp "$HERE/course_exchange.py" "$HERE/course_formgrader.py" "$HERE/course_password.py" \
+    # the course's password rule and the hub's page to change a password (course_password.py); the keeper
+    # of each server's log (course_serverlog.py)
+    cp "$HERE/course_exchange.py" "$HERE/course_formgrader.py" "$HERE/course_password.py" "$HERE/course_serverlog.py" \
         "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/"
     uv pip check --quiet --python "$VENV/bin/python"
     echo "$want" > "$VENV/.deploy-stamp"
@@ -447,7 +453,7 @@ ALL_STUDENTS=$(getent group "$GROUP" | cut -d: -f4 | tr ',' ' ')
 # --- 3. Folders, configuration, secrets -------------------------------------------------
 install -d -m 700 "$HUBDIR"
 install -d -m 711 "$LOG"     # root reads the logs
-install -d -m 700 "$LOG/users"   # each server's output (root only; never a pipe to the hub, which may restart)
+install -d -m 700 "$LOG/users"   # each server's output (root only; through its keeper, never a pipe to the hub, which may restart)
 install -d -m 755 "$RUN"
 install -d -o "$COURSE_USER" -g "$GRADER_GROUP" -m 755 "$RUN/clerk"   # the exchange clerk's socket
 install -d -o root -g "$GRADER_GROUP" -m 750 "$SECRETS"
@@ -485,7 +491,7 @@ json.dump({
     "db_role": "$DB_ROLE", "gradebook_secret": "$GRADEBOOK_SECRET",
     "proxy": "$PROXY_DIR/node_modules/.bin/configurable-http-proxy",
     "hub_dir": "$HUBDIR", "run_dir": "$RUN", "log_dir": "$LOG",
-    "mem_limit_mib": $MEM_LIMIT, "tasks_limit": $TASKS_LIMIT, "cull_idle_s": $CULL_IDLE,
+    "mem_limit_mib": $MEM_LIMIT, "tasks_limit": $TASKS_LIMIT, "cull_idle_s": $CULL_IDLE, "user_log_mib": $USER_LOG,
     "hidepid": $HIDEPID, "supervisor": "$SUPERVISOR",
 }, open(sys.argv[1], "w"), indent=1)
 PY

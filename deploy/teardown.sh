@@ -12,7 +12,8 @@
 # The supervisor (supervisord, or the systemd units) is stopped first, so that nothing is
 # restarted. Processes are found by the pid files in PREFIX/run/, by the deployment's control
 # groups (every user's server and kernels) and by the accounts it made (the course account's
-# Formgrader and clerk); each is stopped by its id (TERM, then KILL after 10 s). A user who
+# Formgrader and clerk); each is stopped by its id (TERM, then KILL after 10 s). The keepers of
+# the servers' logs (course_serverlog.py, root) end by themselves with their servers. A user who
 # had an account before keeps every process that is not the deployment's. Nothing of another
 # deployment (another course id) is touched. Exits non-zero if anything of the deployment is
 # still running.
@@ -47,6 +48,12 @@ USERS=$(echo "$INSTRUCTOR $(members "$GROUP") $(members "$GRADER_GROUP")" | tr '
 CREATED=$(cat "$PREFIX/etc/created-users" 2>/dev/null | tr '\n' ' ')
 CGROUPS=""
 [ -n "$COURSE_ID" ] && CGROUPS="/sys/fs/cgroup/$COURSE_ID-hub /sys/fs/cgroup/memory/$COURSE_ID-hub /sys/fs/cgroup/pids/$COURSE_ID-hub"
+LOG_DIR=$(setting log_dir)
+LOG_DIR=${LOG_DIR:-$PREFIX/log}
+keeper_pids() {  # the keepers of this deployment's servers' logs (course_serverlog.py PREFIX/log/users/NAME.log)
+    pgrep -u root -f -- "course_serverlog\.py ${LOG_DIR//./\\.}/users/" 2>/dev/null
+    true
+}
 deployment_pids() {  # the processes in the deployment's control groups and of the accounts it made
     local d
     for d in $CGROUPS; do
@@ -110,6 +117,20 @@ if [ -n "${pids// /}" ]; then
     sleep 0.2
 fi
 
+# The keepers of the servers' logs end when their server and kernels have ended (they ignore
+# TERM: a keeper that ended before its server would hang the server's kernels); any still
+# there after 10 s is killed.
+keepers=$(keeper_pids | tr '\n' ' ')
+for _ in $(seq 1 100); do
+    [ -z "${keepers// /}" ] && break
+    sleep 0.1
+    keepers=$(keeper_pids | tr '\n' ' ')
+done
+for pid in $keepers; do
+    echo "teardown.sh: the log keeper $pid is still running; killing it" >&2
+    kill -KILL "$pid" 2>/dev/null
+done
+
 # 3. PostgreSQL (its own cluster in PREFIX/pgdata).
 if [ -f "$PREFIX/pgdata/PG_VERSION" ]; then
     PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
@@ -125,7 +146,7 @@ left=""
 for f in "$RUN"/*.pid; do
     [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && left="$left $(basename "$f" .pid):$(cat "$f")"
 done
-for pid in $(deployment_pids | sort -u); do
+for pid in $( (deployment_pids; keeper_pids) | sort -u); do
     kill -0 "$pid" 2>/dev/null && left="$left $(ps -o user= -p "$pid" 2>/dev/null | tr -d ' '):$pid"
 done
 if [ -f "$PREFIX/pgdata/postmaster.pid" ] && kill -0 "$(head -1 "$PREFIX/pgdata/postmaster.pid")" 2>/dev/null; then

@@ -26,7 +26,9 @@ failed, and its checks):
 5. isolation over HTTP (tokens, servers, the Formgrader service), from a shell, and of the
    kernels' channels; a page her server serves, opened by the logged-in TA, tries his terminal,
    kernel and files;
-6. limits: memory and tasks of a student's server, other users' processes hidden;
+6. limits: memory and tasks of a student's server, other users' processes hidden; the hostile
+   student floods her server's stderr from her kernel: its log stays within its bound, her
+   kernel keeps answering, a classmate's log is untouched;
 7. the TA collects while she flips her notebook between her work and a link to the solution,
    with a FIFO, a device file and an oversized file in another entry, quarantines an entry,
    and autogrades without the instructor's password; the Formgrader (the course account) grades
@@ -34,11 +36,12 @@ failed, and its checks):
    submission's time; the instructor releases feedback and exports grades; the scores are
    checked against the points each answer must earn;
 8. PostgreSQL, the hub and the proxy are killed and come back by themselves, nothing lost, and a
-   server that survived the hub starts a new kernel;
+   server that survived the hub starts a new kernel (the keeper of its log outlived the hub);
 9. a re-run of setup.sh with no option keeps the deployment as it is;
 10. no password in any log, output or command line; the hostile student's report;
-11. her server stops and what she left in /dev/shm goes; deploy/teardown.sh --purge leaves no
-    process behind and removes the accounts it made, never one that existed before;
+11. her server stops and what she left in /dev/shm goes, and her log's keeper ends;
+    deploy/teardown.sh --purge leaves no process behind and removes the accounts it made, never
+    one that existed before;
 12. a second deployment, made with --behind-proxy, behind a real nginx that speaks TLS with the
     site configuration setup.sh wrote: a student logs in, her server on her own host name runs a
     kernel over a WebSocket through nginx, and a classmate's page still cannot drive her server.
@@ -94,6 +97,7 @@ EVERYONE = (INSTRUCTOR, TA, LATECOMER, OLD_TA, COURSE_USER) + STUDENTS
 CULL_IDLE = 1800                 # servers must then report activity at least every 450 s (they do every 300 s)
 MEM_LIMIT_MIB = 1024
 TASKS_LIMIT = 256
+USER_LOG_MIB = 1                 # each server's log (setup.sh --user-log-mib): small, so that 3x it floods fast
 POINTS = {"predict": 3, "pla": 4, "radius": 1, "margin": 1, "bound": 1, "pocket": 3,
           "funtime1": 1, "funtime2": 1, "funtime3": 1, "funtime4": 1}
 BY_HAND = {"explain": 2}         # the derivation, left as released by everyone here: 0 at once
@@ -547,7 +551,8 @@ def d(request):
     shell.run(setup + ["--software", str(SOFTWARE), "--course-id", COURSE_ID, "--instructor", INSTRUCTOR,
                        "--students", " ".join(STUDENTS), "--graders", OLD_TA, "--group", GROUP,
                        "--hub-port", str(hub_port), "--pg-port", str(pg_port), "--mem-limit", str(MEM_LIMIT_MIB),
-                       "--tasks-limit", str(TASKS_LIMIT), "--cull-idle", str(CULL_IDLE), "--domain", DOMAIN,
+                       "--tasks-limit", str(TASKS_LIMIT), "--user-log-mib", str(USER_LOG_MIB),
+                       "--cull-idle", str(CULL_IDLE), "--domain", DOMAIN,
                        "--tls-cert", str(cert), "--tls-key", str(key), "--lockout", "600"], timeout=1200)
     cfg = json.loads((PREFIX / "etc" / "deploy.json").read_text())
     _plant_eve_extension()
@@ -1430,6 +1435,83 @@ print("MANY", many.stdout.strip().replace("\\n", " "))
     d["limits"] = out.strip()
 
 
+def _server_log(user):
+    """What user's server has printed, as its keeper keeps it: (the older file, the current one) in bytes."""
+    folder = PREFIX / "log" / "users"
+    return tuple(p.read_bytes() if p.exists() else b"" for p in (folder / f"{user}.log.1", folder / f"{user}.log"))
+
+
+def _log_keeper(user):
+    """The keeper of ``user``'s server's log (deploy/course_serverlog.py): (pid, owner uid, its control groups
+    and OOM score adjustment)."""
+    found = subprocess.run(["pgrep", "-f", f"course_serverlog\\.py {PREFIX / 'log' / 'users' / user}\\.log "],
+                           capture_output=True, text=True).stdout.split()
+    if len(found) != 1:
+        return None, None, f"{len(found)} keepers"
+    pid = found[0]
+    try:
+        return (pid, os.stat(f"/proc/{pid}").st_uid,
+                Path(f"/proc/{pid}/cgroup").read_text() + "oom_score_adj " + Path(f"/proc/{pid}/oom_score_adj").read_text())
+    except OSError as e:
+        return pid, None, str(e)
+
+
+@stage
+def test_her_servers_log_stays_within_its_bound(d, check):
+    """She writes 3 times the bound to her server's stderr from her kernel (at the file descriptor, so
+    through ipykernel's thread that copies it to the server's log): her log keeps within the bound, her
+    kernel answers afterwards (that thread still runs: more than a pipe's buffer is written again), and
+    a classmate's log is untouched."""
+    eve, bound = d["people"][HOSTILE], USER_LOG_MIB << 20
+    check("setup.sh stored the bound of each server's log", d["cfg"].get("user_log_mib") == USER_LOG_MIB,
+          d["cfg"].get("user_log_mib"))
+    pid, uid, cgroups = _log_keeper(HOSTILE)
+    check("her server's log has a keeper of its own, run by root outside her control group",
+          pid and uid == 0 and f"{COURSE_ID}-hub/{HOSTILE}" not in cgroups, f"{pid} {uid} {cgroups}")
+    # (some kernels, such as a sandbox's, let nobody change an OOM score: the keeper then keeps the default)
+    adjustable = subprocess.run(["sh", "-c", "echo -1000 > /proc/self/oom_score_adj && cat /proc/self/oom_score_adj"],
+                                capture_output=True, text=True).stdout.strip() == "-1000"
+    check("the OOM killer spares it" + ("" if adjustable else " (not checked: this kernel keeps OOM scores fixed)"),
+          "oom_score_adj -1000" in cgroups or not adjustable, cgroups)
+    ada_before = _server_log(CORRECT)
+    done = f"eve-flood-done-{secrets.token_hex(4)}"
+    kernel = eve.start_kernel()
+    try:
+        flood = f"""
+import os
+chunk = (b"x" * 1023 + b"\\n") * 1024          # 1 MiB of lines
+for _ in range({3 * USER_LOG_MIB}):
+    os.write(2, chunk)
+os.write(2, b"{done}\\n")
+"""
+        # (what reaches her browser is cut by her server's own IOPub rate limit; the reply says it ran)
+        status, out = eve.execute(kernel, flood, timeout=300)
+        check(f"she wrote {3 * USER_LOG_MIB} MiB to her server's stderr", status == "ok", f"{status} {out[-300:]}")
+        # her last line is in the log once the keeper has read everything before it
+        check("what she wrote last is in her log (the latest output is kept)",
+              _wait(lambda: done.encode() in b"".join(_server_log(HOSTILE)), timeout=120))
+        older, current = _server_log(HOSTILE)
+        size = len(older) + len(current)
+        print(f"  her log after the flood: {len(current)} + {len(older)} (.1) bytes, bound {bound}")
+        check("the flood reached the log (it was cut: the older file holds its middle)", b"x" * 1023 in older)
+        attempt(d, check, f"fill the log partition through her server's stderr ({3 * USER_LOG_MIB} MiB, "
+                f"the bound {USER_LOG_MIB} MiB)", 0 < size <= bound, f"{size} bytes")
+        try:
+            status, out = eve.execute(kernel, "os.write(2, b'y' * (1 << 17)); print(6 * 7)", timeout=120)
+        except TimeoutError as e:
+            status, out = "hung", str(e)[-300:]
+        check("her kernel still answers, and writes to its stderr again", status == "ok" and "42" in out,
+              f"{status} {out[-300:]}")
+    finally:
+        eve.server("DELETE", f"/api/kernels/{kernel}")
+    ada_after = _server_log(CORRECT)
+    check("a classmate's log is untouched (what it held is still there; nothing of hers is in it)",
+          ada_after[0] == ada_before[0] and ada_after[1].startswith(ada_before[1])
+          and not any(done.encode() in x or b"x" * 1023 in x for x in ada_after),
+          f"{[len(x) for x in ada_before]} -> {[len(x) for x in ada_after]}")
+    check("her log's keeper is still the same", _log_keeper(HOSTILE)[0] == pid, pid)
+
+
 # -- 7. the TA grades; the instructor releases feedback --------------------------------------
 
 COLLECT_RACE = r"""
@@ -1713,6 +1795,7 @@ def test_postgresql_the_hub_and_the_proxy_come_back_after_a_crash(d, check):
     t = time.monotonic()
     pidfiles = {"postgresql": PREFIX / "pgdata" / "postmaster.pid", "jupyterhub": PREFIX / "run" / "jupyterhub.pid"}
     before = {name: _pid_of(path) for name, path in pidfiles.items()}
+    keeper = _log_keeper(CORRECT)[0]
     for name, pid in before.items():
         check(f"{name} runs before the crash", pid and _alive(pid), pid)
         if pid:
@@ -1739,6 +1822,8 @@ def test_postgresql_the_hub_and_the_proxy_come_back_after_a_crash(d, check):
         status, out = "failed", f"{type(e).__name__}: {e}"
     check(f"{CORRECT}'s surviving server starts a new kernel (its output is not tied to the dead hub)",
           status == "ok" and out.strip() == "42", f"{status} {out[-300:]}")
+    check(f"the keeper of {CORRECT}'s server's log outlived the hub", keeper and _log_keeper(CORRECT)[0] == keeper,
+          f"{keeper} -> {_log_keeper(CORRECT)[0]}")
     r, _ = HubUser(base, PARTIAL).login(d["passwords"][PARTIAL])
     check("logins work again", r.status_code == 302, r.status_code)
     r = _wait(lambda: d["people"][TA].server("GET", "/formgrader/api/assignments",
@@ -1811,6 +1896,7 @@ def test_her_shared_memory_goes_with_her_server(d, check):
     r = eve.hub_api("DELETE", f"/users/{HOSTILE}/server")
     check("she stops her server", r.status_code in (202, 204), r.status_code)
     check("her server and kernels are gone", not _gone(pids, timeout=120), pids)
+    check("the keeper of her server's log ends with them", _wait(lambda: _log_keeper(HOSTILE)[0] is None, timeout=60))
     check("what she left in /dev/shm is gone with it", _wait(lambda: not shm.exists(), timeout=60), shm)
 
 
@@ -1828,6 +1914,9 @@ def test_teardown_stops_everything(d, check):
     check("supervisord, hub, proxy and PostgreSQL are gone", running and not _gone(running), pids)
     left = _processes_of(set(EVERYONE) - {OLD_TA})
     check("no process of the course's users is left (servers, kernels, Formgrader, clerk)", not left, left)
+    keepers = subprocess.run(["pgrep", "-f", f"course_serverlog\\.py {PREFIX}/log/users/"], capture_output=True,
+                             text=True).stdout.split()
+    check("no keeper of a server's log is left", not keepers, keepers)
     gone = [u for u in (INSTRUCTOR, COURSE_USER, TA, LATECOMER) + STUDENTS if _exists(u)]
     check("the accounts it made are removed", not gone, gone)
     check("an account that existed before the deployment is kept", _exists(OLD_TA))

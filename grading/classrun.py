@@ -113,7 +113,7 @@ class ClassRun:
         self._source = None
 
     def _gradebook(self):
-        return self.gradebook.use() if self.gradebook is not None else gbk.open_gradebook(self.course)
+        return gbk.use_or_open(self.gradebook, self.course.db_url, self.course.course_id)
 
     # -- what was graded ------------------------------------------------------------------------
     @property

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 __all__ = ["GradebookGone", "LateState", "ManualMark", "RunGradebook", "SourceNotebook", "alive", "database_error_line", "forget",
            "holds", "identity", "is_database_error", "manual_marks", "open_gradebook", "open_url", "place", "problem",
-           "quiet", "refresh_late", "set_flags", "source_notebook", "submission"]
+           "quiet", "refresh_late", "set_flags", "source_notebook", "submission", "use_or_open"]
 
 
 class GradebookGone(RuntimeError):
@@ -117,6 +117,11 @@ class RunGradebook:
         if self._gradebook is not None:
             self._gradebook.close()
             self._gradebook = None
+
+
+def use_or_open(held, db_url, course_id=""):
+    """The gradebook as a context: ``held`` (a :class:`RunGradebook`) in use when there is one, else opened here."""
+    return held.use() if held is not None else open_url(db_url, course_id)
 
 
 # -- does the database answer ----------------------------------------------------------------

@@ -252,18 +252,21 @@ class CourseAutograde(Autograde):
             self.log.info("Creating/updating student with ID '%s': %s", student_id, {})
             gb.update_or_create_student(student_id)
         else:
-            try:
-                gb.find_student(student_id)
-            except MissingEntry:
-                msg = f"No student with ID '{student_id}' exists in the database"
-                self.log.error(msg)
-                raise NbGraderException(msg) from None
+            self._require(gb.find_student, student_id,
+                          missing=f"No student with ID '{student_id}' exists in the database")
+        self._require(gb.find_assignment, assignment_id,
+                      missing=f"No assignment with ID '{assignment_id}' exists in the database")
+
+    def _require(self, find, *args, missing):
         try:
-            gb.find_assignment(assignment_id)
+            find(*args)
         except MissingEntry:
-            msg = f"No assignment with ID '{assignment_id}' exists in the database"
-            self.log.error(msg)
-            raise NbGraderException(msg) from None
+            raise self._stop(missing) from None
+
+    def _stop(self, msg):
+        """nbgrader's way of stopping a submission: the message logged as an error, then raised."""
+        self.log.error(msg)
+        return NbGraderException(msg)
 
     def _submission(self, gb, assignment_id, student_id):
         timestamp = self.coursedir.get_existing_timestamp(self._format_source(assignment_id, student_id))
@@ -300,9 +303,7 @@ class CourseAutograde(Autograde):
                 notebooks.append(notebook)
         self.notebooks = notebooks
         if not notebooks:
-            msg = "No notebooks found, did you forget to run 'nbgrader generate_assignment'?"
-            self.log.error(msg)
-            raise NbGraderException(msg)
+            raise self._stop("No notebooks found, did you forget to run 'nbgrader generate_assignment'?")
 
     def _zero_missing_notebooks(self, gb, assignment_id, student_id):
         for notebook in gb.find_assignment(assignment_id).notebooks:

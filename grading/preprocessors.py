@@ -394,8 +394,7 @@ class SaveAutoGrades(_SaveAutoGrades):
 def run_gradebook(resources):
     """The gradebook for a step of nbgrader's, as a context: the class run's (:class:`grading.gradebook.RunGradebook`,
     ``resources["grading"]["gradebook"]``) when it has one, else nbgrader's ``Gradebook`` opened here."""
-    held = (resources.get("grading") or {}).get("gradebook")
-    return held.use() if held is not None else gbk.open_url(resources["nbgrader"]["db_url"])
+    return gbk.use_or_open((resources.get("grading") or {}).get("gradebook"), resources["nbgrader"]["db_url"])
 
 
 class AssignLatePenalties(_AssignLatePenalties):
